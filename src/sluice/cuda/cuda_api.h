@@ -1,0 +1,88 @@
+#pragma once
+// CUDA runtime wrappers that keep CUDA types out of public headers (handles are void*).
+// Built from cuda_api_gpu.cc with CUDA, or cuda_api_nogpu.cc without it, where every call that
+// needs a GPU throws NotImplemented and device_count() is 0. No kernels live here.
+//
+// Thread safety: all functions are thread-safe; Stream and Event objects are not shared between
+// threads without external synchronisation.
+
+#include <cstddef>
+#include <memory>
+
+namespace sluice::cuda {
+
+using StreamHandle = void*;  // cudaStream_t
+using EventHandle = void*;   // cudaEvent_t
+
+bool built_with_cuda();
+// Number of usable devices; 0 without a driver, without a device or without CUDA support.
+int device_count();
+// Throws InvalidArgument unless `device` is a usable device (message says why not).
+void require_device(int device);
+int current_device();
+void set_device(int device);
+
+// Makes `device` current for the lifetime of the guard and restores the previous one.
+class DeviceGuard {
+ public:
+  explicit DeviceGuard(int device);
+  ~DeviceGuard();
+  DeviceGuard(const DeviceGuard&) = delete;
+  DeviceGuard& operator=(const DeviceGuard&) = delete;
+
+ private:
+  int previous_ = -1;
+};
+
+// Owning, non-blocking CUDA stream.
+class Stream {
+ public:
+  Stream() = default;
+  Stream(int device, int priority = 0);
+  ~Stream();
+  Stream(Stream&& o) noexcept;
+  Stream& operator=(Stream&& o) noexcept;
+  StreamHandle get() const { return handle_; }
+  int device() const { return device_; }
+  void synchronize() const;
+
+ private:
+  StreamHandle handle_ = nullptr;
+  int device_ = -1;
+};
+
+// Owning CUDA event without timing.
+class Event {
+ public:
+  Event() = default;
+  explicit Event(int device);
+  ~Event();
+  Event(Event&& o) noexcept;
+  Event& operator=(Event&& o) noexcept;
+  EventHandle get() const { return handle_; }
+  void record(StreamHandle stream);
+  bool query() const;  // true when the recorded work has completed
+  void synchronize() const;
+  int device() const { return device_; }
+
+ private:
+  EventHandle handle_ = nullptr;
+  int device_ = -1;
+};
+
+// Makes `stream` wait for `event` (no host synchronisation).
+void stream_wait_event(StreamHandle stream, EventHandle event);
+void stream_synchronize(StreamHandle stream);
+// Asynchronous copy in any direction (cudaMemcpyDefault) on `stream`.
+void memcpy_async(void* dst, const void* src, size_t bytes, StreamHandle stream);
+void memset_async(void* dst, int value, size_t bytes, StreamHandle stream);
+
+// Raw allocations for the memory resources; return nullptr when memory is exhausted.
+void* try_malloc_device(size_t bytes, int device);
+void free_device(void* p, int device);
+void* try_malloc_pinned(size_t bytes);
+void free_pinned(void* p);
+// Free and total memory of `device`, in bytes.
+void mem_get_info(int device, size_t* free_bytes, size_t* total_bytes);
+
+}  // namespace sluice::cuda

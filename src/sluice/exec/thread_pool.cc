@@ -1,0 +1,149 @@
+#include "sluice/exec/thread_pool.h"
+
+#include <pthread.h>
+#include <sched.h>
+
+#include <cstdlib>
+#include <sstream>
+#include <string>
+
+#include "sluice/core/error.h"
+#include "sluice/cuda/cuda_api.h"
+
+namespace sluice {
+
+ThreadPool::ThreadPool(int num_threads, std::vector<int> affinity, int device) {
+  SLUICE_CHECK(num_threads >= 1, InvalidArgument, "num_threads must be >= 1, got ", num_threads);
+  workers_.reserve(num_threads);
+  for (int i = 0; i < num_threads; ++i) {
+    int cpu = i < static_cast<int>(affinity.size()) ? affinity[i] : -1;
+    workers_.emplace_back([this, i, cpu, device] { worker_loop(i, cpu, device); });
+  }
+}
+
+ThreadPool::~ThreadPool() {
+  {
+    std::lock_guard<std::mutex> lk(mu_);
+    stop_ = true;
+  }
+  cv_.notify_all();
+  for (auto& t : workers_) t.join();
+}
+
+void ThreadPool::worker_loop(int index, int cpu, int device) {
+  if (cpu >= 0) {
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    CPU_SET(cpu, &set);
+    pthread_setaffinity_np(pthread_self(), sizeof(set), &set);  // best effort
+  }
+  if (device >= 0) {
+    try {
+      cuda::set_device(device);
+    } catch (...) {
+      // Tasks that need the device report the failure themselves.
+    }
+  }
+  for (;;) {
+    Task task;
+    {
+      std::unique_lock<std::mutex> lk(mu_);
+      cv_.wait(lk, [&] { return stop_ || !queue_.empty(); });
+      if (queue_.empty()) return;  // stopping and drained
+      task = std::move(queue_.front());
+      queue_.pop_front();
+    }
+    std::exception_ptr err;
+    try {
+      task.fn(index);
+    } catch (...) {
+      err = std::current_exception();
+    }
+    task.group->finish(err);
+  }
+}
+
+void ThreadPool::enqueue(Task t) {
+  {
+    std::lock_guard<std::mutex> lk(mu_);
+    queue_.push_back(std::move(t));
+  }
+  cv_.notify_one();
+}
+
+ThreadPool::TaskGroup::~TaskGroup() {
+  // Never leave tasks running that reference this group.
+  std::unique_lock<std::mutex> lk(mu_);
+  cv_.wait(lk, [&] { return outstanding_ == 0; });
+}
+
+void ThreadPool::TaskGroup::submit(std::function<void(int)> fn) {
+  {
+    std::lock_guard<std::mutex> lk(mu_);
+    ++outstanding_;
+  }
+  pool_.enqueue({std::move(fn), this});
+}
+
+void ThreadPool::TaskGroup::finish(std::exception_ptr e) {
+  std::lock_guard<std::mutex> lk(mu_);
+  if (e && !error_) error_ = e;
+  if (--outstanding_ == 0) cv_.notify_all();
+}
+
+void ThreadPool::TaskGroup::wait() {
+  std::unique_lock<std::mutex> lk(mu_);
+  cv_.wait(lk, [&] { return outstanding_ == 0; });
+  if (error_) {
+    auto e = error_;
+    error_ = nullptr;
+    std::rethrow_exception(e);
+  }
+}
+
+void ThreadPool::parallel_for(int64_t n, const std::function<void(int64_t, int)>& fn,
+                              int caller_slot, int64_t inline_below) {
+  if (n <= 0) return;
+  if (n <= inline_below || workers_.empty()) {
+    for (int64_t i = 0; i < n; ++i) fn(i, caller_slot);
+    return;
+  }
+  // One task per worker; each pulls indices from a shared counter (cheap, balanced). After the
+  // first failure the remaining indices are skipped.
+  std::atomic<int64_t> next{0};
+  std::atomic<bool> failed{false};
+  TaskGroup group(*this);
+  int tasks = static_cast<int>(std::min<int64_t>(n, num_threads()));
+  for (int t = 0; t < tasks; ++t) {
+    group.submit([&](int thread) {
+      for (int64_t i = next.fetch_add(1); i < n && !failed.load(std::memory_order_relaxed);
+           i = next.fetch_add(1)) {
+        try {
+          fn(i, thread);
+        } catch (...) {
+          failed = true;
+          throw;
+        }
+      }
+    });
+  }
+  group.wait();
+}
+
+std::vector<int> ThreadPool::affinity_from_env() {
+  std::vector<int> cpus;
+  const char* v = std::getenv("SLUICE_AFFINITY_MASK");
+  if (!v || !*v) return cpus;
+  std::stringstream ss(v);
+  std::string item;
+  while (std::getline(ss, item, ',')) {
+    char* end = nullptr;
+    long c = std::strtol(item.c_str(), &end, 10);
+    SLUICE_CHECK(!item.empty() && end && *end == '\0' && c >= 0, InvalidArgument,
+                 "SLUICE_AFFINITY_MASK='", v, "' must be a comma-separated list of CPU ids");
+    cpus.push_back(static_cast<int>(c));
+  }
+  return cpus;
+}
+
+}  // namespace sluice

@@ -1,0 +1,81 @@
+#pragma once
+// Fixed-size pool of worker threads owned by one pipeline.
+//
+// Work items receive the index of the thread that runs them, so per-thread state (a libjpeg
+// decompressor, nvJPEG states, staging buffers) is an array lookup: workers have indices
+// [0, num_threads()); callers that run work inline (parallel_for with few items) use the extra
+// indices [num_threads(), num_slots()), one per pipeline stage thread.
+//
+// Thread safety: parallel_for and submit may be called from several threads at once (the CPU
+// and GPU stages share the pool). Everything a task writes before it returns is visible to the
+// caller after parallel_for / TaskGroup::wait returns (mutex hand-off).
+
+#include <atomic>
+#include <condition_variable>
+#include <cstdint>
+#include <deque>
+#include <exception>
+#include <functional>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+namespace sluice {
+
+class ThreadPool {
+ public:
+  static constexpr int kStageSlots = 2;  // extra per-thread-state slots for stage threads
+
+  // `affinity`: CPU ids for workers 0, 1, ... (empty: no pinning). `device` >= 0 makes that CUDA
+  // device current on every worker.
+  ThreadPool(int num_threads, std::vector<int> affinity = {}, int device = -1);
+  ~ThreadPool();
+  ThreadPool(const ThreadPool&) = delete;
+  ThreadPool& operator=(const ThreadPool&) = delete;
+
+  int num_threads() const { return static_cast<int>(workers_.size()); }
+  int num_slots() const { return num_threads() + kStageSlots; }
+
+  // A set of tasks that can be waited for. The first exception thrown by a task is rethrown
+  // by wait() after every task of the group has finished.
+  class TaskGroup {
+   public:
+    explicit TaskGroup(ThreadPool& pool) : pool_(pool) {}
+    ~TaskGroup();
+    void submit(std::function<void(int thread)> fn);
+    void wait();
+
+   private:
+    friend class ThreadPool;
+    void finish(std::exception_ptr e);
+    ThreadPool& pool_;
+    std::mutex mu_;
+    std::condition_variable cv_;
+    int outstanding_ = 0;
+    std::exception_ptr error_;
+  };
+
+  // Runs fn(i, thread) for i in [0, n) and waits. Runs inline on the caller (thread index
+  // `caller_slot`) when n <= inline_below or the pool has no workers.
+  void parallel_for(int64_t n, const std::function<void(int64_t i, int thread)>& fn,
+                    int caller_slot, int64_t inline_below = 1);
+
+  // Parses SLUICE_AFFINITY_MASK ("3,5,6,10"): the CPU ids for workers in order.
+  static std::vector<int> affinity_from_env();
+
+ private:
+  struct Task {
+    std::function<void(int)> fn;
+    TaskGroup* group;
+  };
+  void enqueue(Task t);
+  void worker_loop(int index, int cpu, int device);
+
+  std::mutex mu_;
+  std::condition_variable cv_;
+  std::deque<Task> queue_;
+  bool stop_ = false;
+  std::vector<std::thread> workers_;
+};
+
+}  // namespace sluice

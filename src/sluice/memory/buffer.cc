@@ -1,0 +1,56 @@
+#include "sluice/memory/buffer.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "sluice/memory/buffer_policy.h"
+
+namespace sluice {
+
+Buffer::Buffer(MemoryKind kind, int device) : kind_(kind), device_(device) {}
+
+Buffer::~Buffer() { reset(); }
+
+void Buffer::reset() {
+  if (data_) memory_resource(kind_, device_).deallocate(data_, capacity_, stream_);
+  data_ = nullptr;
+  capacity_ = 0;
+  size_ = 0;
+}
+
+void Buffer::reallocate(size_t capacity) {
+  void* old = data_;
+  size_t old_capacity = capacity_;
+  MemoryResource& r = memory_resource(kind_, device_);
+  data_ = r.allocate(capacity);
+  capacity_ = capacity;
+  if (old) r.deallocate(old, old_capacity, stream_);
+}
+
+void Buffer::resize(size_t bytes) {
+  BufferPolicy p = buffer_policy();
+  if (bytes > capacity_) {
+    double factor = kind_ == MemoryKind::kDevice ? p.device_growth_factor : p.host_growth_factor;
+    reallocate(static_cast<size_t>(std::ceil(static_cast<double>(bytes) * factor)));
+  } else if (kind_ == MemoryKind::kHost && capacity_ > min_capacity_ &&
+             static_cast<double>(bytes) < p.host_shrink_threshold * static_cast<double>(capacity_)) {
+    size_t target = std::max(bytes, min_capacity_);
+    if (target == 0) {
+      reset();
+    } else {
+      reallocate(target);
+    }
+  }
+  size_ = bytes;
+}
+
+void Buffer::reserve(size_t bytes) {
+  min_capacity_ = std::max(min_capacity_, bytes);
+  if (bytes > capacity_) {
+    size_t keep = size_;
+    reallocate(bytes);
+    size_ = keep;
+  }
+}
+
+}  // namespace sluice

@@ -1,0 +1,51 @@
+#pragma once
+// An owning, resizable block of host, pinned or device memory from a MemoryResource.
+//
+// resize() applies the BufferPolicy: pinned and device buffers only grow; host buffers may
+// shrink. Contents are not preserved across a reallocation. A device or pinned buffer remembers
+// the stream that last used it; its memory is returned to the pool ordered after that stream.
+// Not thread-safe.
+
+#include <cstddef>
+
+#include "sluice/cuda/cuda_api.h"
+#include "sluice/memory/memory_resource.h"
+
+namespace sluice {
+
+class Buffer {
+ public:
+  explicit Buffer(MemoryKind kind = MemoryKind::kHost, int device = -1);
+  ~Buffer();
+  Buffer(const Buffer&) = delete;
+  Buffer& operator=(const Buffer&) = delete;
+
+  void* data() const { return data_; }
+  size_t size() const { return size_; }          // bytes requested by the last resize()
+  size_t capacity() const { return capacity_; }  // bytes allocated
+  MemoryKind kind() const { return kind_; }
+  int device() const { return device_; }
+
+  // Makes size() == bytes, reallocating per the policy when needed.
+  void resize(size_t bytes);
+  // Ensures capacity() >= bytes without changing size(); host buffers never shrink below it.
+  void reserve(size_t bytes);
+  // Frees the memory (stream-ordered).
+  void reset();
+
+  void set_stream(cuda::StreamHandle s) { stream_ = s; }
+  cuda::StreamHandle stream() const { return stream_; }
+
+ private:
+  void reallocate(size_t capacity);
+
+  MemoryKind kind_;
+  int device_;
+  void* data_ = nullptr;
+  size_t size_ = 0;
+  size_t capacity_ = 0;
+  size_t min_capacity_ = 0;  // from reserve(): the floor for shrinking
+  cuda::StreamHandle stream_ = nullptr;
+};
+
+}  // namespace sluice

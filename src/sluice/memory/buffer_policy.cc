@@ -1,0 +1,80 @@
+#include "sluice/memory/buffer_policy.h"
+
+#include <cstdlib>
+#include <mutex>
+#include <string>
+
+#include "sluice/core/error.h"
+
+namespace sluice {
+namespace {
+
+double env_double(const char* name, double fallback, double lo, double hi) {
+  const char* v = std::getenv(name);
+  if (!v || !*v) return fallback;
+  char* end = nullptr;
+  double d = std::strtod(v, &end);
+  SLUICE_CHECK(end && *end == '\0' && d >= lo && d <= hi, InvalidArgument, "environment variable ",
+               name, "='", v, "' must be a number in [", lo, ", ", hi, "]");
+  return d;
+}
+
+struct State {
+  std::mutex mu;
+  BufferPolicy policy;
+  State() {
+    policy.host_shrink_threshold = env_double("SLUICE_HOST_BUFFER_SHRINK_THRESHOLD", 0.9, 0, 1);
+    double both = env_double("SLUICE_BUFFER_GROWTH_FACTOR", 1.0, 1.0, 1e6);
+    policy.host_growth_factor = env_double("SLUICE_HOST_BUFFER_GROWTH_FACTOR", both, 1.0, 1e6);
+    policy.device_growth_factor = env_double("SLUICE_DEVICE_BUFFER_GROWTH_FACTOR", both, 1.0, 1e6);
+  }
+};
+
+State& state() {
+  static State s;
+  return s;
+}
+
+void check_growth(double f) {
+  SLUICE_CHECK(f >= 1.0, InvalidArgument, "buffer growth factor must be >= 1, got ", f);
+}
+
+}  // namespace
+
+BufferPolicy buffer_policy() {
+  State& s = state();
+  std::lock_guard<std::mutex> lk(s.mu);
+  return s.policy;
+}
+
+void set_host_buffer_shrink_threshold(double t) {
+  SLUICE_CHECK(t >= 0 && t <= 1, InvalidArgument,
+               "host buffer shrink threshold must be in [0, 1], got ", t);
+  State& s = state();
+  std::lock_guard<std::mutex> lk(s.mu);
+  s.policy.host_shrink_threshold = t;
+}
+
+void set_buffer_growth_factor(double f) {
+  check_growth(f);
+  State& s = state();
+  std::lock_guard<std::mutex> lk(s.mu);
+  s.policy.host_growth_factor = f;
+  s.policy.device_growth_factor = f;
+}
+
+void set_host_buffer_growth_factor(double f) {
+  check_growth(f);
+  State& s = state();
+  std::lock_guard<std::mutex> lk(s.mu);
+  s.policy.host_growth_factor = f;
+}
+
+void set_device_buffer_growth_factor(double f) {
+  check_growth(f);
+  State& s = state();
+  std::lock_guard<std::mutex> lk(s.mu);
+  s.policy.device_growth_factor = f;
+}
+
+}  // namespace sluice

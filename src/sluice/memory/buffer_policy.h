@@ -1,0 +1,24 @@
+#pragma once
+// Growth and shrink policy of buffers, as DALI documents it (seed 001): pinned and device buffers
+// only grow; host buffers shrink when a request is below threshold * capacity; when a buffer
+// grows, it takes requested * growth_factor bytes.
+//
+// Initial values come from SLUICE_HOST_BUFFER_SHRINK_THRESHOLD (default 0.9),
+// SLUICE_BUFFER_GROWTH_FACTOR (both kinds), SLUICE_HOST_BUFFER_GROWTH_FACTOR and
+// SLUICE_DEVICE_BUFFER_GROWTH_FACTOR (default 1). Setters are thread-safe.
+
+namespace sluice {
+
+struct BufferPolicy {
+  double host_shrink_threshold = 0.9;  // 0 = never shrink, 1 = always shrink
+  double host_growth_factor = 1.0;     // host and pinned buffers
+  double device_growth_factor = 1.0;
+};
+
+BufferPolicy buffer_policy();
+void set_host_buffer_shrink_threshold(double t);
+void set_buffer_growth_factor(double f);
+void set_host_buffer_growth_factor(double f);
+void set_device_buffer_growth_factor(double f);
+
+}  // namespace sluice

@@ -1,0 +1,60 @@
+#include "sluice/memory/buffer.h"
+
+#include <gtest/gtest.h>
+
+#include "sluice/core/tensor_list.h"
+#include "sluice/memory/buffer_policy.h"
+
+namespace sluice {
+namespace {
+
+TEST(Buffer, HostShrinksBelowThresholdAndGrowsByFactor) {
+  set_host_buffer_shrink_threshold(0.5);
+  set_host_buffer_growth_factor(2.0);
+  Buffer b(MemoryKind::kHost);
+  b.resize(1000);
+  EXPECT_EQ(b.capacity(), 2000u);
+  b.resize(1500);  // fits
+  EXPECT_EQ(b.capacity(), 2000u);
+  b.resize(900);  // below 0.5 * 2000: shrink
+  EXPECT_EQ(b.capacity(), 900u);
+  set_host_buffer_shrink_threshold(0.9);
+  set_host_buffer_growth_factor(1.0);
+}
+
+TEST(Buffer, ReserveIsAFloorForShrinking) {
+  Buffer b(MemoryKind::kHost);
+  b.reserve(10000);
+  b.resize(10);
+  EXPECT_EQ(b.capacity(), 10000u);
+}
+
+TEST(TensorList, CopyOnWriteNeverOverwritesSharedStorage) {
+  TensorList a;
+  a.resize_uniform(2, {4}, DType::kInt32);
+  a.sample<int32_t>(0)[0] = 7;
+  TensorList held = a;  // e.g. an output handed to the user
+  a.resize_uniform(2, {4}, DType::kInt32);
+  EXPECT_NE(a.raw_data(), held.raw_data());
+  EXPECT_EQ(held.sample<int32_t>(0)[0], 7);
+  void* p = a.raw_data();
+  a.resize_uniform(2, {4}, DType::kInt32);  // unshared: reused in place
+  EXPECT_EQ(a.raw_data(), p);
+}
+
+TEST(TensorList, PerSampleStorageAndRemap) {
+  TensorList t;
+  t.resize({{2}, {3}, {1}}, DType::kUInt8, TensorList::Storage::kPerSample);
+  EXPECT_FALSE(t.is_contiguous());
+  for (int i = 0; i < 3; ++i) {
+    for (int j = 0; j < t.shape(i)[0]; ++j) t.sample<uint8_t>(i)[j] = uint8_t(10 * i + j);
+  }
+  t.remap_samples({0, 0, 1});
+  EXPECT_EQ(t.shape(1), Shape({2}));
+  EXPECT_EQ(t.sample<uint8_t>(1)[1], 1);
+  EXPECT_EQ(t.shape(2), Shape({3}));
+  EXPECT_EQ(t.sample<uint8_t>(2)[2], 12);
+}
+
+}  // namespace
+}  // namespace sluice
