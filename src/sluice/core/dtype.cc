@@ -36,8 +36,12 @@ const DTypeInfo& info(DType t) {
 
 }  // namespace
 
-size_t dtype_size(DType t) { return info(t).size; }
-std::string_view dtype_name(DType t) { return info(t).name; }
+size_t dtype_size(DType t) {
+  return info(t).size;
+}
+std::string_view dtype_name(DType t) {
+  return info(t).name;
+}
 
 DType parse_dtype(std::string_view name) {
   std::string upper(name);
@@ -56,7 +60,9 @@ bool dtype_is_float(DType t) {
   return t == DType::kFloat16 || t == DType::kBFloat16 || t == DType::kFloat32 ||
          t == DType::kFloat64;
 }
-bool dtype_is_integral(DType t) { return !dtype_is_float(t); }
+bool dtype_is_integral(DType t) {
+  return !dtype_is_float(t);
+}
 bool dtype_is_signed(DType t) {
   return t == DType::kInt8 || t == DType::kInt16 || t == DType::kInt32 || t == DType::kInt64 ||
          dtype_is_float(t);

@@ -29,17 +29,17 @@ enum class DType : uint8_t {
 inline constexpr int kNumDTypes = 12;
 
 size_t dtype_size(DType t);
-std::string_view dtype_name(DType t);   // "UINT8", "FLOAT16", "FLOAT", ...
+std::string_view dtype_name(DType t);      // "UINT8", "FLOAT16", "FLOAT", ...
 DType parse_dtype(std::string_view name);  // accepts DALI names and numpy-style names
 bool dtype_is_float(DType t);
-bool dtype_is_integral(DType t);         // includes bool
+bool dtype_is_integral(DType t);  // includes bool
 bool dtype_is_signed(DType t);
 
 template <typename T>
 struct DTypeOf;
-#define SLUICE_DTYPE_OF(T, code) \
-  template <>                    \
-  struct DTypeOf<T> {            \
+#define SLUICE_DTYPE_OF(T, code)         \
+  template <>                            \
+  struct DTypeOf<T> {                    \
     static constexpr DType value = code; \
   }
 SLUICE_DTYPE_OF(bool, DType::kBool);
@@ -69,18 +69,30 @@ struct TypeTag {
 template <typename Fn>
 decltype(auto) dtype_dispatch(DType t, Fn&& fn) {
   switch (t) {
-    case DType::kBool: return fn(TypeTag<bool>{});
-    case DType::kUInt8: return fn(TypeTag<uint8_t>{});
-    case DType::kInt8: return fn(TypeTag<int8_t>{});
-    case DType::kUInt16: return fn(TypeTag<uint16_t>{});
-    case DType::kInt16: return fn(TypeTag<int16_t>{});
-    case DType::kUInt32: return fn(TypeTag<uint32_t>{});
-    case DType::kInt32: return fn(TypeTag<int32_t>{});
-    case DType::kInt64: return fn(TypeTag<int64_t>{});
-    case DType::kFloat16: return fn(TypeTag<float16>{});
-    case DType::kBFloat16: return fn(TypeTag<bfloat16>{});
-    case DType::kFloat32: return fn(TypeTag<float>{});
-    case DType::kFloat64: return fn(TypeTag<double>{});
+    case DType::kBool:
+      return fn(TypeTag<bool>{});
+    case DType::kUInt8:
+      return fn(TypeTag<uint8_t>{});
+    case DType::kInt8:
+      return fn(TypeTag<int8_t>{});
+    case DType::kUInt16:
+      return fn(TypeTag<uint16_t>{});
+    case DType::kInt16:
+      return fn(TypeTag<int16_t>{});
+    case DType::kUInt32:
+      return fn(TypeTag<uint32_t>{});
+    case DType::kInt32:
+      return fn(TypeTag<int32_t>{});
+    case DType::kInt64:
+      return fn(TypeTag<int64_t>{});
+    case DType::kFloat16:
+      return fn(TypeTag<float16>{});
+    case DType::kBFloat16:
+      return fn(TypeTag<bfloat16>{});
+    case DType::kFloat32:
+      return fn(TypeTag<float>{});
+    case DType::kFloat64:
+      return fn(TypeTag<double>{});
   }
   throw Error("invalid dtype");
 }

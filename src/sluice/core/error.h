@@ -26,7 +26,7 @@ class Error : public std::runtime_error {
   }
 };
 
-#define SLUICE_DEFINE_ERROR(Name, Base)                                           \
+#define SLUICE_DEFINE_ERROR(Name, Base)                                          \
   class Name : public Base {                                                     \
    public:                                                                       \
     using Base::Base;                                                            \
@@ -57,15 +57,15 @@ std::exception_ptr add_context(std::exception_ptr e, const std::string& context)
 
 // Throws sluice::Error when `cond` is false. For internal invariants and user errors that do
 // not have a more specific class; the message records the source location.
-#define SLUICE_ENFORCE(cond, ...)                                                         \
-  do {                                                                                    \
-    if (!(cond))                                                                          \
-      throw ::sluice::Error(::sluice::make_string(__VA_ARGS__, " [" __FILE__             \
-                                                  ":" SLUICE_STRINGIFY(__LINE__) "]"));  \
+#define SLUICE_ENFORCE(cond, ...)                                                                \
+  do {                                                                                           \
+    if (!(cond))                                                                                 \
+      throw ::sluice::Error(                                                                     \
+          ::sluice::make_string(__VA_ARGS__, " [" __FILE__ ":" SLUICE_STRINGIFY(__LINE__) "]")); \
   } while (0)
 
 // Throws `ErrorType` with the message when `cond` is false.
-#define SLUICE_CHECK(cond, ErrorType, ...)                                   \
-  do {                                                                      \
-    if (!(cond)) throw ErrorType(::sluice::make_string(__VA_ARGS__));       \
+#define SLUICE_CHECK(cond, ErrorType, ...)                            \
+  do {                                                                \
+    if (!(cond)) throw ErrorType(::sluice::make_string(__VA_ARGS__)); \
   } while (0)

@@ -41,7 +41,7 @@ SLUICE_HOST_DEVICE inline uint16_t float_to_half_bits(float f) {
     return static_cast<uint16_t>(sign | 0x7c00u | (mag > 0x7f800000u ? 0x200u : 0u));
   }
   if (mag >= 0x477ff000u) return static_cast<uint16_t>(sign | 0x7c00u);  // rounds to inf
-  if (mag < 0x38800000u) {  // subnormal half or zero
+  if (mag < 0x38800000u) {                                               // subnormal half or zero
     if (mag < 0x33000000u) return static_cast<uint16_t>(sign);  // below half of min subnormal
     uint32_t exp = mag >> 23;
     uint32_t mant = (mag & 0x7fffffu) | 0x800000u;

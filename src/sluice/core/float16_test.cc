@@ -16,7 +16,7 @@ TEST(Float16, KnownValuesRoundTrip) {
   EXPECT_EQ(float_to_half_bits(65504.0f), 0x7bff);
   EXPECT_EQ(float_to_half_bits(65520.0f), 0x7c00);  // halfway to 65536 rounds to inf
   EXPECT_EQ(float_to_half_bits(std::numeric_limits<float>::infinity()), 0x7c00);
-  EXPECT_EQ(float_to_half_bits(5.9604644775390625e-8f), 0x0001);  // smallest subnormal
+  EXPECT_EQ(float_to_half_bits(5.9604644775390625e-8f), 0x0001);   // smallest subnormal
   EXPECT_EQ(float_to_half_bits(2.98023223876953125e-8f), 0x0000);  // half of it: ties to even
   EXPECT_EQ(float_to_half_bits(6.103515625e-5f), 0x0400);          // smallest normal
   EXPECT_TRUE(std::isnan(half_bits_to_float(float_to_half_bits(std::nanf("")))));

@@ -72,14 +72,35 @@ class SampleRng {
   }
 
   // Uniform float in [0, 1) with 24 random bits.
-  SLUICE_HOST_DEVICE float uniform() { return static_cast<float>(next_u32() >> 8) * 0x1p-24f; }
+  SLUICE_HOST_DEVICE float uniform() { return unit_float(next_u32()); }
   // Uniform double in [0, 1) with 53 random bits.
   SLUICE_HOST_DEVICE double uniform_double() {
     uint64_t hi = next_u32() >> 5, lo = next_u32() >> 6;
     return static_cast<double>((hi << 26) | lo) * 0x1p-53;
   }
-  // Uniform float in [lo, hi).
-  SLUICE_HOST_DEVICE float uniform(float lo, float hi) { return lo + (hi - lo) * uniform(); }
+  // Uniform float in [lo, hi). Unfused multiply and add, so CUDA gives the same bits.
+  SLUICE_HOST_DEVICE float uniform(float lo, float hi) { return scale_unit(uniform(), lo, hi); }
+
+  SLUICE_HOST_DEVICE static float unit_float(uint32_t u) {
+    return static_cast<float>(u >> 8) * 0x1p-24f;
+  }
+  SLUICE_HOST_DEVICE static float scale_unit(float u, float lo, float hi) {
+#if defined(__CUDA_ARCH__)
+    return __fadd_rn(lo, __fmul_rn(__fsub_rn(hi, lo), u));
+#else
+    return lo + (hi - lo) * u;
+#endif
+  }
+
+  // The n-th 32-bit draw of this stream without advancing it (for GPU kernels that generate the
+  // draws of one sample in parallel).
+  SLUICE_HOST_DEVICE uint32_t nth_u32(uint64_t n) const {
+    uint32_t c[4] = {static_cast<uint32_t>(n / 4), static_cast<uint32_t>((n / 4) >> 32), ctr_[2],
+                     ctr_[3]};
+    uint32_t out[4];
+    philox4x32(key_, c, out);
+    return out[n % 4];
+  }
   // Uniform integer in [0, n), n > 0 (Lemire's multiply-shift; bias below 2^-32 * n).
   SLUICE_HOST_DEVICE uint32_t below(uint32_t n) {
     return static_cast<uint32_t>((static_cast<uint64_t>(next_u32()) * n) >> 32);

@@ -99,9 +99,9 @@ class TensorList {
   DType dtype_ = DType::kUInt8;
   Layout layout_;
   std::vector<Shape> shapes_;
-  std::shared_ptr<Buffer> buffer_;               // contiguous storage
-  std::vector<size_t> offsets_;                  // contiguous: byte offset of each sample
-  std::vector<std::shared_ptr<Buffer>> samples_; // per-sample storage
+  std::shared_ptr<Buffer> buffer_;                // contiguous storage
+  std::vector<size_t> offsets_;                   // contiguous: byte offset of each sample
+  std::vector<std::shared_ptr<Buffer>> samples_;  // per-sample storage
   cuda::StreamHandle stream_ = nullptr;
 };
 

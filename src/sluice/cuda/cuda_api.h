@@ -8,6 +8,7 @@
 
 #include <cstddef>
 #include <memory>
+#include <vector>
 
 namespace sluice::cuda {
 
@@ -82,6 +83,8 @@ void* try_malloc_device(size_t bytes, int device);
 void free_device(void* p, int device);
 void* try_malloc_pinned(size_t bytes);
 void free_pinned(void* p);
+// CPUs close to `device` (its PCI device's local_cpulist in sysfs); empty when unknown.
+std::vector<int> device_local_cpus(int device);
 // Free and total memory of `device`, in bytes.
 void mem_get_info(int device, size_t* free_bytes, size_t* total_bytes);
 

@@ -1,5 +1,9 @@
 #include <cuda_runtime.h>
 
+#include <cctype>
+#include <fstream>
+#include <sstream>
+#include <string>
 #include <utility>
 
 #include "sluice/cuda/cuda_api.h"
@@ -7,7 +11,9 @@
 
 namespace sluice::cuda {
 
-bool built_with_cuda() { return true; }
+bool built_with_cuda() {
+  return true;
+}
 
 int device_count() {
   static const int count = [] {
@@ -36,7 +42,9 @@ int current_device() {
   return d;
 }
 
-void set_device(int device) { SLUICE_CUDA_CHECK(cudaSetDevice(device)); }
+void set_device(int device) {
+  SLUICE_CUDA_CHECK(cudaSetDevice(device));
+}
 
 DeviceGuard::DeviceGuard(int device) {
   SLUICE_CUDA_CHECK(cudaGetDevice(&previous_));
@@ -118,8 +126,8 @@ void Event::synchronize() const {
 }
 
 void stream_wait_event(StreamHandle stream, EventHandle event) {
-  SLUICE_CUDA_CHECK(cudaStreamWaitEvent(static_cast<cudaStream_t>(stream),
-                                        static_cast<cudaEvent_t>(event), 0));
+  SLUICE_CUDA_CHECK(
+      cudaStreamWaitEvent(static_cast<cudaStream_t>(stream), static_cast<cudaEvent_t>(event), 0));
 }
 
 void stream_synchronize(StreamHandle stream) {
@@ -165,7 +173,36 @@ void* try_malloc_pinned(size_t bytes) {
   return p;
 }
 
-void free_pinned(void* p) { cudaFreeHost(p); }
+void free_pinned(void* p) {
+  cudaFreeHost(p);
+}
+
+std::vector<int> device_local_cpus(int device) {
+  std::vector<int> cpus;
+  char bus[64] = {0};
+  if (cudaDeviceGetPCIBusId(bus, sizeof(bus), device) != cudaSuccess) {
+    cudaGetLastError();
+    return cpus;
+  }
+  std::string id(bus);
+  for (auto& c : id) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  std::ifstream f("/sys/bus/pci/devices/" + id + "/local_cpulist");
+  std::string list;
+  if (!std::getline(f, list)) return cpus;
+  std::stringstream ss(list);  // "0-15,32-47"
+  std::string range;
+  while (std::getline(ss, range, ',')) {
+    auto dash = range.find('-');
+    try {
+      int lo = std::stoi(range.substr(0, dash));
+      int hi = dash == std::string::npos ? lo : std::stoi(range.substr(dash + 1));
+      for (int c = lo; c <= hi; ++c) cpus.push_back(c);
+    } catch (...) {
+      return {};
+    }
+  }
+  return cpus;
+}
 
 void mem_get_info(int device, size_t* free_bytes, size_t* total_bytes) {
   DeviceGuard g(device);

@@ -9,8 +9,8 @@ namespace sluice::cuda {
 
 [[noreturn]] inline void throw_cuda_error(cudaError_t err, const char* expr, const char* file,
                                           int line) {
-  std::string msg = make_string("CUDA error ", cudaGetErrorName(err), " (",
-                                cudaGetErrorString(err), ") in ", expr, " at ", file, ":", line);
+  std::string msg = make_string("CUDA error ", cudaGetErrorName(err), " (", cudaGetErrorString(err),
+                                ") in ", expr, " at ", file, ":", line);
   if (err == cudaErrorMemoryAllocation) throw OutOfMemory(msg);
   throw CudaError(msg);
 }
@@ -18,12 +18,12 @@ namespace sluice::cuda {
 }  // namespace sluice::cuda
 
 // Checks a cudaError_t; throws CudaError (OutOfMemory for allocation failures).
-#define SLUICE_CUDA_CHECK(expr)                                                        \
-  do {                                                                                 \
-    cudaError_t sluice_err_ = (expr);                                                  \
-    if (sluice_err_ != cudaSuccess) {                                                  \
-      ::sluice::cuda::throw_cuda_error(sluice_err_, #expr, __FILE__, __LINE__);        \
-    }                                                                                  \
+#define SLUICE_CUDA_CHECK(expr)                                                 \
+  do {                                                                          \
+    cudaError_t sluice_err_ = (expr);                                           \
+    if (sluice_err_ != cudaSuccess) {                                           \
+      ::sluice::cuda::throw_cuda_error(sluice_err_, #expr, __FILE__, __LINE__); \
+    }                                                                           \
   } while (0)
 
 // Checks the last kernel launch.

@@ -12,35 +12,48 @@ namespace {
 TEST(ThreadPool, ParallelForVisitsEveryIndexOnce) {
   ThreadPool pool(4);
   std::vector<std::atomic<int>> hits(1000);
-  pool.parallel_for(1000, [&](int64_t i, int t) {
-    ASSERT_GE(t, 0);
-    ASSERT_LT(t, pool.num_threads());
-    hits[i]++;
-  }, pool.num_threads());
+  pool.parallel_for(
+      1000,
+      [&](int64_t i, int t) {
+        ASSERT_GE(t, 0);
+        ASSERT_LT(t, pool.num_threads());
+        hits[i]++;
+      },
+      pool.num_threads());
   for (auto& h : hits) EXPECT_EQ(h.load(), 1);
 }
 
 TEST(ThreadPool, ErrorsReachTheCaller) {
   ThreadPool pool(3);
-  EXPECT_THROW(pool.parallel_for(100, [](int64_t i, int) {
-    if (i == 37) throw std::runtime_error("boom");
-  }, 3), std::runtime_error);
+  EXPECT_THROW(pool.parallel_for(
+                   100,
+                   [](int64_t i, int) {
+                     if (i == 37) throw std::runtime_error("boom");
+                   },
+                   3),
+               std::runtime_error);
   // The pool stays usable.
   std::atomic<int> n{0};
-  pool.parallel_for(10, [&](int64_t, int) { n++; }, 3);
+  pool.parallel_for(
+      10, [&](int64_t, int) { n++; }, 3);
   EXPECT_EQ(n.load(), 10);
 }
 
 TEST(ThreadPool, InlineUsesCallerSlot) {
   ThreadPool pool(2);
-  pool.parallel_for(1, [&](int64_t, int t) { EXPECT_EQ(t, 3); }, 3);
+  pool.parallel_for(
+      1, [&](int64_t, int t) { EXPECT_EQ(t, 3); }, 3);
 }
 
 TEST(ThreadPool, ConcurrentCallersShareThePool) {
   ThreadPool pool(2);
   std::atomic<int> n{0};
-  std::thread other([&] { pool.parallel_for(500, [&](int64_t, int) { n++; }, 2); });
-  pool.parallel_for(500, [&](int64_t, int) { n++; }, 3);
+  std::thread other([&] {
+    pool.parallel_for(
+        500, [&](int64_t, int) { n++; }, 2);
+  });
+  pool.parallel_for(
+      500, [&](int64_t, int) { n++; }, 3);
   other.join();
   EXPECT_EQ(n.load(), 1000);
 }

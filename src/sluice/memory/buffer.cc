@@ -9,7 +9,37 @@ namespace sluice {
 
 Buffer::Buffer(MemoryKind kind, int device) : kind_(kind), device_(device) {}
 
-Buffer::~Buffer() { reset(); }
+Buffer::~Buffer() {
+  reset();
+}
+
+Buffer::Buffer(Buffer&& o) noexcept
+    : kind_(o.kind_),
+      device_(o.device_),
+      data_(o.data_),
+      size_(o.size_),
+      capacity_(o.capacity_),
+      min_capacity_(o.min_capacity_),
+      stream_(o.stream_) {
+  o.data_ = nullptr;
+  o.size_ = o.capacity_ = o.min_capacity_ = 0;
+}
+
+Buffer& Buffer::operator=(Buffer&& o) noexcept {
+  if (this != &o) {
+    reset();
+    kind_ = o.kind_;
+    device_ = o.device_;
+    data_ = o.data_;
+    size_ = o.size_;
+    capacity_ = o.capacity_;
+    min_capacity_ = o.min_capacity_;
+    stream_ = o.stream_;
+    o.data_ = nullptr;
+    o.size_ = o.capacity_ = o.min_capacity_ = 0;
+  }
+  return *this;
+}
 
 void Buffer::reset() {
   if (data_) memory_resource(kind_, device_).deallocate(data_, capacity_, stream_);
@@ -33,7 +63,8 @@ void Buffer::resize(size_t bytes) {
     double factor = kind_ == MemoryKind::kDevice ? p.device_growth_factor : p.host_growth_factor;
     reallocate(static_cast<size_t>(std::ceil(static_cast<double>(bytes) * factor)));
   } else if (kind_ == MemoryKind::kHost && capacity_ > min_capacity_ &&
-             static_cast<double>(bytes) < p.host_shrink_threshold * static_cast<double>(capacity_)) {
+             static_cast<double>(bytes) <
+                 p.host_shrink_threshold * static_cast<double>(capacity_)) {
     size_t target = std::max(bytes, min_capacity_);
     if (target == 0) {
       reset();

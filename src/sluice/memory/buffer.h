@@ -19,6 +19,8 @@ class Buffer {
   ~Buffer();
   Buffer(const Buffer&) = delete;
   Buffer& operator=(const Buffer&) = delete;
+  Buffer(Buffer&& o) noexcept;
+  Buffer& operator=(Buffer&& o) noexcept;
 
   void* data() const { return data_; }
   size_t size() const { return size_; }          // bytes requested by the last resize()

@@ -64,9 +64,12 @@ Registry& registry() {
 
 std::string_view memory_kind_name(MemoryKind k) {
   switch (k) {
-    case MemoryKind::kHost: return "host";
-    case MemoryKind::kPinned: return "pinned";
-    case MemoryKind::kDevice: return "device";
+    case MemoryKind::kHost:
+      return "host";
+    case MemoryKind::kPinned:
+      return "pinned";
+    case MemoryKind::kDevice:
+      return "device";
   }
   return "unknown";
 }
@@ -93,27 +96,34 @@ MemoryResource& device_memory(int device) {
   std::lock_guard<std::mutex> lk(reg.mu);
   if (reg.device.size() <= static_cast<size_t>(device)) reg.device.resize(device + 1, nullptr);
   if (!reg.device[device]) {
-    reg.device[device] = new PoolResource(
-        MemoryKind::kDevice, device,
-        {[device](size_t n) { return cuda::try_malloc_device(n, device); },
-         [device](void* p) { cuda::free_device(p, device); }},
-        kDeviceGranularity);
+    reg.device[device] =
+        new PoolResource(MemoryKind::kDevice, device,
+                         {[device](size_t n) { return cuda::try_malloc_device(n, device); },
+                          [device](void* p) { cuda::free_device(p, device); }},
+                         kDeviceGranularity);
   }
   return *reg.device[device];
 }
 
 MemoryResource& memory_resource(MemoryKind kind, int device) {
   switch (kind) {
-    case MemoryKind::kHost: return host_memory();
-    case MemoryKind::kPinned: return pinned_memory();
-    case MemoryKind::kDevice: return device_memory(device);
+    case MemoryKind::kHost:
+      return host_memory();
+    case MemoryKind::kPinned:
+      return pinned_memory();
+    case MemoryKind::kDevice:
+      return device_memory(device);
   }
   throw Error("invalid memory kind");
 }
 
-void preallocate_device_memory(size_t bytes, int device) { device_memory(device).preallocate(bytes); }
+void preallocate_device_memory(size_t bytes, int device) {
+  device_memory(device).preallocate(bytes);
+}
 
-void preallocate_pinned_memory(size_t bytes) { pinned_memory().preallocate(bytes); }
+void preallocate_pinned_memory(size_t bytes) {
+  pinned_memory().preallocate(bytes);
+}
 
 void release_unused_memory() {
   pinned_memory().release_unused();

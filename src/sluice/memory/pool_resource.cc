@@ -7,7 +7,9 @@
 namespace sluice {
 namespace {
 
-size_t round_up(size_t x, size_t m) { return (x + m - 1) / m * m; }
+size_t round_up(size_t x, size_t m) {
+  return (x + m - 1) / m * m;
+}
 
 }  // namespace
 
@@ -94,8 +96,8 @@ void PoolResource::release_unused() {
 
 void PoolResource::preallocate(size_t bytes) {
   std::lock_guard<std::mutex> lk(mu_);
-  SLUICE_CHECK(grow_locked(round_up(bytes, kAlignment)), OutOfMemory, "cannot preallocate ",
-               bytes, " bytes of ", memory_kind_name(kind_), " memory");
+  SLUICE_CHECK(grow_locked(round_up(bytes, kAlignment)), OutOfMemory, "cannot preallocate ", bytes,
+               " bytes of ", memory_kind_name(kind_), " memory");
 }
 
 PoolResource::Block* PoolResource::find_free_locked(size_t size) {

@@ -62,10 +62,10 @@ class PoolResource : public MemoryResource {
   const size_t granularity_;
 
   mutable std::mutex mu_;
-  std::set<std::pair<size_t, Block*>> free_;        // by size, then address
-  std::unordered_map<void*, Block*> used_;          // allocated blocks by pointer
-  std::vector<Block*> segments_;                    // first block of each upstream segment
-  std::vector<Pending> pending_;                    // freed, waiting for their stream
+  std::set<std::pair<size_t, Block*>> free_;  // by size, then address
+  std::unordered_map<void*, Block*> used_;    // allocated blocks by pointer
+  std::vector<Block*> segments_;              // first block of each upstream segment
+  std::vector<Pending> pending_;              // freed, waiting for their stream
   std::map<int, std::vector<std::unique_ptr<cuda::Event>>> spare_events_;  // by device
   MemoryStats stats_;
 };

@@ -24,7 +24,7 @@ inline std::optional<std::filesystem::path> shared_data_dir() {
 }  // namespace sluice::testing
 
 // Sets `var` to the shared data folder or skips the test.
-#define SLUICE_REQUIRE_SHARED_DATA(var)                                        \
-  auto var##_opt = ::sluice::testing::shared_data_dir();                       \
+#define SLUICE_REQUIRE_SHARED_DATA(var)                                          \
+  auto var##_opt = ::sluice::testing::shared_data_dir();                         \
   if (!var##_opt) GTEST_SKIP() << "../shared/data not found (SLUICE_TEST_DATA)"; \
   const std::filesystem::path var = *var##_opt

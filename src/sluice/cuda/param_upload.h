@@ -1,0 +1,40 @@
+#pragma once
+// Uploads small per-batch parameter arrays (per-sample descriptors) to device memory on a stream,
+// through pinned staging, without allocating in steady state. CUDA builds only.
+//
+// Two staging pages alternate: a page is rewritten only after the copy issued from it two calls
+// ago has completed (an event wait that normally returns at once). The returned device pointer
+// is valid for work queued on the same stream until the call after next.
+// Not thread-safe: one instance per operator.
+
+#include <cstddef>
+#include <vector>
+
+#include "sluice/cuda/cuda_api.h"
+#include "sluice/memory/buffer.h"
+
+namespace sluice::cuda {
+
+class ParamUpload {
+ public:
+  explicit ParamUpload(int device);
+  void* upload(const void* data, size_t bytes, StreamHandle stream);
+
+  template <typename T>
+  T* upload(const std::vector<T>& v, StreamHandle stream) {
+    return static_cast<T*>(upload(v.data(), v.size() * sizeof(T), stream));
+  }
+
+ private:
+  struct Page {
+    Buffer pinned{MemoryKind::kPinned};
+    Buffer device;
+    Event done;
+    bool used = false;
+  };
+  int device_;
+  Page pages_[2];
+  int next_ = 0;
+};
+
+}  // namespace sluice::cuda

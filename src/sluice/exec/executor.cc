@@ -1,0 +1,495 @@
+#include "sluice/exec/executor.h"
+
+#include <sched.h>
+
+#include <algorithm>
+#include <set>
+
+#include "sluice/core/error.h"
+
+namespace sluice {
+namespace {
+
+// SLUICE_AFFINITY_MASK first (as DALI_AFFINITY_MASK), then CPUs close to the GPU (or, without
+// one, the CPUs this process may run on) for the remaining threads.
+std::vector<int> worker_affinity(int num_threads, int device) {
+  std::vector<int> cpus = ThreadPool::affinity_from_env();
+  if (static_cast<int>(cpus.size()) >= num_threads) {
+    cpus.resize(num_threads);
+    return cpus;
+  }
+  std::vector<int> pool = device >= 0 ? cuda::device_local_cpus(device) : std::vector<int>{};
+  if (pool.empty()) {
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    if (sched_getaffinity(0, sizeof(set), &set) == 0) {
+      for (int c = 0; c < CPU_SETSIZE; ++c) {
+        if (CPU_ISSET(c, &set)) pool.push_back(c);
+      }
+    }
+  }
+  if (pool.empty()) return cpus;
+  std::set<int> used(cpus.begin(), cpus.end());
+  std::vector<int> free;
+  for (int c : pool) {
+    if (!used.count(c)) free.push_back(c);
+  }
+  if (free.empty()) free = pool;
+  for (size_t k = 0; static_cast<int>(cpus.size()) < num_threads; ++k) {
+    cpus.push_back(free[k % free.size()]);
+  }
+  return cpus;
+}
+
+}  // namespace
+
+Executor::Executor(CompiledGraph graph, ExecutorParams params)
+    : graph_(std::move(graph)), params_(params) {
+  SLUICE_CHECK(params_.max_batch_size >= 1, InvalidArgument, "batch_size must be >= 1, got ",
+               params_.max_batch_size);
+  SLUICE_CHECK(params_.num_threads >= 1, InvalidArgument, "num_threads must be >= 1, got ",
+               params_.num_threads);
+  SLUICE_CHECK(params_.cpu_queue_depth >= 1 && params_.gpu_queue_depth >= 1, InvalidArgument,
+               "prefetch_queue_depth must be >= 1");
+  if (!params_.pipelined) params_.cpu_queue_depth = params_.gpu_queue_depth = 1;
+  first_gpu_op_ = graph_.first_gpu_stage_op();
+  const int n = static_cast<int>(graph_.ops.size());
+  if (has_gpu_stage()) {
+    SLUICE_CHECK(params_.device_id >= 0, InvalidArgument, graph_.ops[first_gpu_op_].describe(),
+                 " needs a GPU but the pipeline has device_id=None");
+    cuda::require_device(params_.device_id);
+    stream_ = cuda::Stream(params_.device_id, params_.stream_priority);
+  }
+
+  std::vector<int> affinity;
+  if (params_.set_affinity) affinity = worker_affinity(params_.num_threads, params_.device_id);
+  pool_ = std::make_unique<ThreadPool>(params_.num_threads, std::move(affinity),
+                                       has_gpu_stage() ? params_.device_id : -1);
+
+  contexts_.resize(n);
+  for (int i = 0; i < n; ++i) {
+    const OpSpec& spec = graph_.ops[i];
+    OpContext& ctx = contexts_[i];
+    ctx.max_batch_size = params_.max_batch_size;
+    ctx.num_threads = params_.num_threads;
+    ctx.num_slots = pool_->num_slots();
+    ctx.device_id = params_.device_id;
+    ctx.seed = operator_seed(params_.seed, i, spec.arg<int64_t>("seed"));
+    ctx.pool = pool_.get();
+    ctx.stream = spec.device == OpDevice::kCPU ? nullptr : stream_.get();
+    ops_.push_back(OperatorRegistry::instance().create(spec));
+    op_stats_.push_back(std::make_unique<OpStats>());
+    try {
+      ops_.back()->setup(ctx);
+    } catch (...) {
+      rethrow_with_context(std::current_exception(), spec.describe());
+    }
+  }
+
+  // Slot rings; see can_start_*_locked() for how many iterations each stage may hold.
+  auto make_slot = [&](int first, int last) {
+    Slot s;
+    for (int i = first; i < last; ++i) {
+      const OpSpec& spec = graph_.ops[i];
+      bool gpu = spec.device != OpDevice::kCPU;
+      std::vector<TensorList> outs;
+      auto hints = spec.arg<std::vector<int64_t>>("bytes_per_sample_hint");
+      for (size_t o = 0; o < spec.outputs.size(); ++o) {
+        TensorList t(gpu ? MemoryKind::kDevice : MemoryKind::kHost, gpu ? params_.device_id : -1);
+        if (gpu) t.set_stream(stream_.get());
+        int64_t hint = hints.size() == 1 ? hints[0] : (o < hints.size() ? hints[o] : 0);
+        size_t per_sample = hint > 0 ? static_cast<size_t>(hint) : params_.bytes_per_sample;
+        if (per_sample > 0) t.reserve(per_sample * params_.max_batch_size);
+        outs.push_back(std::move(t));
+      }
+      s.outputs.push_back(std::move(outs));
+    }
+    return s;
+  };
+  int cpu_ring = has_gpu_stage() ? params_.cpu_queue_depth : params_.cpu_queue_depth + 1;
+  for (int k = 0; k < cpu_ring; ++k) cpu_slots_.push_back(make_slot(0, first_gpu_op_));
+  if (has_gpu_stage()) {
+    for (int k = 0; k < params_.gpu_queue_depth + 1; ++k) {
+      gpu_slots_.push_back(make_slot(first_gpu_op_, n));
+    }
+  }
+  start_threads();
+}
+
+Executor::~Executor() {
+  stop_threads();
+}
+
+void Executor::start_threads() {
+  stop_ = false;
+  cpu_thread_ = std::thread([this] { cpu_loop(); });
+  if (has_gpu_stage()) gpu_thread_ = std::thread([this] { gpu_loop(); });
+}
+
+void Executor::stop_threads() {
+  {
+    std::lock_guard<std::mutex> lk(mu_);
+    stop_ = true;
+  }
+  cv_.notify_all();
+  if (cpu_thread_.joinable()) cpu_thread_.join();
+  if (gpu_thread_.joinable()) gpu_thread_.join();
+  if (stream_.get()) {
+    try {
+      stream_.synchronize();
+    } catch (...) {
+    }
+  }
+}
+
+bool Executor::can_start_cpu_locked() const {
+  if (failed_ || cpu_next_ >= scheduled_ || cpu_busy_) return false;
+  if (!params_.pipelined &&
+      (cpu_inflight_ > 0 || gpu_busy_ > 0 || !outputs_.empty() || !held_.empty())) {
+    return false;
+  }
+  if (has_gpu_stage()) return cpu_inflight_ < params_.cpu_queue_depth;
+  return static_cast<int>(outputs_.size() + held_.size()) < params_.cpu_queue_depth;
+}
+
+bool Executor::can_start_gpu_locked() const {
+  if (cpu_ready_.empty() || gpu_busy_) return false;
+  return static_cast<int>(outputs_.size() + held_.size()) < params_.gpu_queue_depth;
+}
+
+void Executor::cpu_loop() {
+  int64_t samples_since_reset = 0;
+  int64_t seen_epoch = 0;
+  for (;;) {
+    // 1. Wait for a scheduled iteration and room for its results.
+    int64_t iteration;
+    int slot_index;
+    {
+      std::unique_lock<std::mutex> lk(mu_);
+      cv_.wait(lk, [&] { return stop_ || can_start_cpu_locked(); });
+      if (stop_) return;
+      iteration = cpu_next_++;
+      slot_index = static_cast<int>(iteration % cpu_slots_.size());
+      ++cpu_busy_;
+      ++cpu_inflight_;
+      Slot& s = cpu_slots_[slot_index];
+      s.batch = BatchInfo();
+      s.batch.iteration = iteration_base_ + iteration;
+      s.error = nullptr;
+      for (auto& [name, queue] : fed_) {
+        if (!queue.empty()) {
+          s.batch.fed.emplace(name, std::move(queue.front()));
+          queue.pop_front();
+        }
+      }
+      if (epoch_ != seen_epoch) {
+        seen_epoch = epoch_;
+        samples_since_reset = 0;
+      }
+    }
+    Slot& slot = cpu_slots_[slot_index];
+
+    // 2. Size the batch (sources), then run the CPU stage.
+    try {
+      for (size_t i = 0; i < ops_.size(); ++i) {
+        if (!graph_.ops[i].schema->is_source()) continue;
+        try {
+          ops_[i]->begin_iteration(slot.batch);
+        } catch (...) {
+          rethrow_with_context(
+              std::current_exception(),
+              make_string(graph_.ops[i].describe(), ", iteration ", slot.batch.iteration));
+        }
+      }
+      BatchInfo& b = slot.batch;
+      if (!b.sized) {
+        b.size = params_.max_batch_size;
+        b.sized = true;
+      }
+      SLUICE_CHECK(b.size >= 1 && b.size <= params_.max_batch_size, InvalidArgument, "iteration ",
+                   b.iteration, " has ", b.size,
+                   " samples; the pipeline's batch_size (maximum) is ", params_.max_batch_size);
+      if (b.samples.empty()) {
+        b.samples.resize(b.size);
+        for (int i = 0; i < b.size; ++i) b.samples[i] = {"", seen_epoch, samples_since_reset + i};
+      }
+      samples_since_reset += b.size;
+      run_stage(0, first_gpu_op_, slot, nullptr, pool_->num_threads());
+    } catch (...) {
+      slot.error = std::current_exception();
+    }
+
+    // 3. Hand the iteration to the GPU stage, or publish it.
+    {
+      std::lock_guard<std::mutex> lk(mu_);
+      --cpu_busy_;
+      if (slot.error) failed_ = true;
+      if (has_gpu_stage()) {
+        cpu_ready_.push_back(slot_index);
+      } else {
+        outputs_.push_back(make_outputs(slot, nullptr));
+        ++produced_;
+        --cpu_inflight_;
+      }
+    }
+    cv_.notify_all();
+  }
+}
+
+void Executor::gpu_loop() {
+  try {
+    cuda::set_device(params_.device_id);
+  } catch (...) {
+  }
+  int64_t count = 0;
+  for (;;) {
+    // 1. Wait for a finished CPU stage and room in the output queue.
+    int cpu_index;
+    {
+      std::unique_lock<std::mutex> lk(mu_);
+      cv_.wait(lk, [&] { return stop_ || can_start_gpu_locked(); });
+      if (stop_) return;
+      cpu_index = cpu_ready_.front();
+      cpu_ready_.pop_front();
+      ++gpu_busy_;
+    }
+    Slot& cpu = cpu_slots_[cpu_index];
+    Slot& gpu = gpu_slots_[count++ % gpu_slots_.size()];
+    gpu.error = cpu.error;
+
+    // 2. Run the mixed and GPU stages on the pipeline stream.
+    if (!gpu.error) {
+      try {
+        run_stage(first_gpu_op_, static_cast<int>(ops_.size()), cpu, &gpu,
+                  pool_->num_threads() + 1);
+      } catch (...) {
+        gpu.error = std::current_exception();
+      }
+    }
+
+    // 3. Publish; the CPU slot is free again.
+    std::shared_ptr<Outputs> out;
+    try {
+      out = make_outputs(cpu, &gpu);
+    } catch (...) {
+      out = std::make_shared<Outputs>();
+      out->error = std::current_exception();
+    }
+    {
+      std::lock_guard<std::mutex> lk(mu_);
+      --gpu_busy_;
+      --cpu_inflight_;
+      if (out->error) failed_ = true;
+      outputs_.push_back(std::move(out));
+      ++produced_;
+    }
+    cv_.notify_all();
+  }
+}
+
+void Executor::run_stage(int first, int last, Slot& cpu, Slot* gpu, int caller_slot) {
+  auto tensor = [&](const std::string& name) -> TensorList* {
+    const TensorRef& ref = graph_.tensor(name);
+    if (ref.op < first_gpu_op_) return &cpu.outputs[ref.op][ref.output];
+    return &gpu->outputs[ref.op - first_gpu_op_][ref.output];
+  };
+  Slot& own = gpu ? *gpu : cpu;
+  const int base = gpu ? first_gpu_op_ : 0;
+  for (int i = first; i < last; ++i) {
+    const OpSpec& spec = graph_.ops[i];
+    Workspace::IO io;
+    for (const auto& t : spec.inputs) io.inputs.push_back(tensor(t));
+    for (const auto& [arg, t] : spec.arg_inputs) io.arg_inputs[arg] = tensor(t);
+    for (auto& t : own.outputs[i - base]) io.outputs.push_back(&t);
+    Workspace ws(spec, contexts_[i], cpu.batch, std::move(io), caller_slot,
+                 [&, i](const std::vector<int>& source) { remap_before(i, cpu, gpu, source); });
+    auto t0 = std::chrono::steady_clock::now();
+    try {
+      ops_[i]->run(ws);
+    } catch (...) {
+      rethrow_with_context(std::current_exception(),
+                           make_string(spec.describe(), ", iteration ", cpu.batch.iteration));
+    }
+    auto ns =
+        std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - t0)
+            .count();
+    OpStats& st = *op_stats_[i];
+    st.runs.fetch_add(1, std::memory_order_relaxed);
+    st.total_ns.fetch_add(static_cast<uint64_t>(ns), std::memory_order_relaxed);
+    if (params_.enable_memory_stats) record_memory_stats(i, own.outputs[i - base]);
+  }
+}
+
+void Executor::remap_before(int op, Slot& cpu, Slot* gpu, const std::vector<int>& source) {
+  for (int i = 0; i < op; ++i) {
+    auto& outs = i < first_gpu_op_ ? cpu.outputs[i] : gpu->outputs[i - first_gpu_op_];
+    for (auto& t : outs) {
+      SLUICE_CHECK(t.kind() != MemoryKind::kDevice, NotImplemented,
+                   "on_error='skip' after GPU operators (", graph_.ops[i].describe(), ")");
+      if (t.num_samples() == static_cast<int>(source.size())) t.remap_samples(source);
+    }
+  }
+  std::vector<SampleInfo> samples = cpu.batch.samples;
+  for (size_t k = 0; k < source.size(); ++k) cpu.batch.samples[k] = samples[source[k]];
+}
+
+void Executor::record_memory_stats(int op, const std::vector<TensorList>& outs) {
+  std::lock_guard<std::mutex> lk(stats_mu_);
+  OpStats& st = *op_stats_[op];
+  st.real.resize(outs.size());
+  st.reserved.resize(outs.size());
+  st.max_real.resize(outs.size());
+  st.max_reserved.resize(outs.size());
+  for (size_t o = 0; o < outs.size(); ++o) {
+    const TensorList& t = outs[o];
+    size_t n = std::max(1, t.num_samples());
+    st.real[o] = t.total_bytes();
+    st.reserved[o] = t.reserved_bytes();
+    // DALI: the largest sample for per-sample storage, the average for contiguous storage.
+    size_t per_sample = t.is_contiguous() ? t.total_bytes() / n : t.max_sample_bytes();
+    st.max_real[o] = std::max(st.max_real[o], per_sample);
+    st.max_reserved[o] = std::max(st.max_reserved[o], t.reserved_bytes() / n);
+  }
+}
+
+std::shared_ptr<Outputs> Executor::make_outputs(Slot& cpu, Slot* gpu) {
+  auto out = std::make_shared<Outputs>();
+  out->error = gpu && gpu->error ? gpu->error : cpu.error;
+  out->batch = cpu.batch;
+  out->batch.fed.clear();
+  out->stream = stream_.get();
+  if (out->error) return out;
+  for (const auto& name : graph_.outputs) {
+    const TensorRef& ref = graph_.tensor(name);
+    out->tensors.push_back(ref.op < first_gpu_op_
+                               ? cpu.outputs[ref.op][ref.output]
+                               : gpu->outputs[ref.op - first_gpu_op_][ref.output]);
+  }
+  if (gpu) {
+    out->ready = std::make_shared<cuda::Event>(params_.device_id);
+    out->ready->record(stream_.get());
+  }
+  return out;
+}
+
+void Executor::schedule_run() {
+  std::unique_lock<std::mutex> lk(mu_);
+  SLUICE_CHECK(!broken_, Error,
+               "the pipeline stopped after an error (raised earlier); call reset() to continue");
+  ++scheduled_;
+  cv_.notify_all();
+  if (!params_.async) {
+    int64_t target = scheduled_;
+    cv_.wait(lk, [&] { return stop_ || produced_ >= target || failed_; });
+  }
+}
+
+bool Executor::wait_for_outputs(std::chrono::milliseconds timeout) {
+  std::unique_lock<std::mutex> lk(mu_);
+  return cv_.wait_for(lk, timeout, [&] { return stop_ || broken_ || !outputs_.empty(); });
+}
+
+std::shared_ptr<Outputs> Executor::share_outputs() {
+  std::unique_lock<std::mutex> lk(mu_);
+  SLUICE_CHECK(!broken_, Error,
+               "the pipeline stopped after an error (raised earlier); call reset() to continue");
+  if (outputs_.empty()) {
+    SLUICE_CHECK(produced_ < scheduled_, InvalidArgument,
+                 "share_outputs() / outputs() called with no iteration scheduled: call "
+                 "schedule_run() (or run()) first");
+    int depth = has_gpu_stage() ? params_.gpu_queue_depth : params_.cpu_queue_depth;
+    SLUICE_CHECK(static_cast<int>(held_.size()) < depth, InvalidArgument,
+                 "share_outputs() called while ", held_.size(),
+                 " outputs are held (prefetch_queue_depth); call release_outputs() first");
+  }
+  cv_.wait(lk, [&] { return stop_ || !outputs_.empty(); });
+  SLUICE_CHECK(!outputs_.empty(), Cancelled, "the pipeline is shutting down");
+  auto out = std::move(outputs_.front());
+  outputs_.pop_front();
+  if (out->error) {
+    broken_ = true;
+    cv_.notify_all();
+    std::rethrow_exception(out->error);
+  }
+  held_.push_back(out);
+  return out;
+}
+
+void Executor::release_outputs() {
+  {
+    std::lock_guard<std::mutex> lk(mu_);
+    if (held_.empty()) return;
+    held_.pop_front();
+  }
+  cv_.notify_all();
+}
+
+void Executor::reset() {
+  stop_threads();
+  {
+    std::lock_guard<std::mutex> lk(mu_);
+    iteration_base_ += cpu_next_;
+    outputs_.clear();
+    held_.clear();
+    cpu_ready_.clear();
+    fed_.clear();
+    scheduled_ = cpu_next_ = produced_ = 0;
+    cpu_busy_ = gpu_busy_ = cpu_inflight_ = 0;
+    failed_ = broken_ = false;
+    ++epoch_;
+  }
+  for (auto& op : ops_) op->reset();
+  start_threads();
+}
+
+void Executor::feed(const std::string& name, TensorList data) {
+  int i = graph_.find_op(name);
+  SLUICE_CHECK(i >= 0 && graph_.ops[i].type == "external_source", InvalidArgument,
+               "feed_input: no external_source named '", name, "' in this pipeline");
+  std::lock_guard<std::mutex> lk(mu_);
+  fed_[name].push_back(std::move(data));
+}
+
+bool Executor::has_operator(std::string_view name) const {
+  return graph_.find_op(name) >= 0;
+}
+
+nlohmann::json Executor::reader_meta(const std::string& name) const {
+  int i = graph_.find_op(name);
+  SLUICE_CHECK(i >= 0, InvalidArgument, "no operator named '", name, "' in this pipeline");
+  return ops_[i]->reader_meta();
+}
+
+std::vector<std::string> Executor::reader_names() const {
+  std::vector<std::string> names;
+  for (size_t i = 0; i < ops_.size(); ++i) {
+    if (!ops_[i]->reader_meta().is_null()) names.push_back(graph_.ops[i].name);
+  }
+  return names;
+}
+
+nlohmann::json Executor::statistics() const {
+  nlohmann::json j = nlohmann::json::object();
+  std::lock_guard<std::mutex> lk(stats_mu_);
+  for (size_t i = 0; i < ops_.size(); ++i) {
+    const OpSpec& spec = graph_.ops[i];
+    const OpStats& st = *op_stats_[i];
+    nlohmann::json o = ops_[i]->stats();
+    o["type"] = spec.type;
+    o["device"] = op_device_name(spec.device);
+    uint64_t runs = st.runs.load();
+    o["runs"] = runs;
+    o["total_time_ms"] = static_cast<double>(st.total_ns.load()) / 1e6;
+    o["mean_time_ms"] = runs ? static_cast<double>(st.total_ns.load()) / 1e6 / runs : 0.0;
+    if (params_.enable_memory_stats) {
+      o["real_memory_size"] = st.real;
+      o["reserved_memory_size"] = st.reserved;
+      o["max_real_memory_size"] = st.max_real;
+      o["max_reserved_memory_size"] = st.max_reserved;
+    }
+    j[spec.name] = std::move(o);
+  }
+  return j;
+}
+
+}  // namespace sluice

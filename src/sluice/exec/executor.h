@@ -1,0 +1,145 @@
+#pragma once
+// The pipelined executor: runs a compiled graph in three stages (cpu -> mixed -> gpu) on two
+// stage threads, with bounded prefetch queues, a shared worker pool and one CUDA stream.
+//
+//   schedule_run()   asks for one more iteration
+//   share_outputs()  returns the oldest finished iteration (blocks), raising its error if any
+//   release_outputs() gives the oldest shared iteration back
+//
+// The CPU stage of iteration i+1 overlaps the mixed/GPU stage of iteration i (exec_pipelined).
+// Outputs share storage with the executor's buffers; buffers still referenced by the consumer
+// are never overwritten (TensorList copy-on-write), so outputs stay valid as long as they are
+// held. After an error the executor stops starting iterations; the consumer gets the finished
+// ones, then the error; reset() makes it usable again.
+//
+// Thread safety: the consumer API may be called from one thread at a time.
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
+#include <deque>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "sluice/exec/operator.h"
+#include "sluice/graph/graph.h"
+
+namespace sluice {
+
+struct ExecutorParams {
+  int max_batch_size = 1;
+  int num_threads = 1;
+  int device_id = -1;  // -1: CPU only
+  int64_t seed = 0;
+  bool pipelined = true;
+  bool async = true;
+  int cpu_queue_depth = 2;
+  int gpu_queue_depth = 2;
+  size_t bytes_per_sample = 0;
+  bool set_affinity = false;
+  int stream_priority = 0;
+  bool enable_memory_stats = false;
+};
+
+// One finished iteration.
+struct Outputs {
+  std::vector<TensorList> tensors;
+  BatchInfo batch;                      // without the fed data
+  std::shared_ptr<cuda::Event> ready;   // recorded after the GPU stage; null without one
+  cuda::StreamHandle stream = nullptr;  // the pipeline stream the outputs were written on
+  std::exception_ptr error;
+};
+
+class Executor {
+ public:
+  Executor(CompiledGraph graph, ExecutorParams params);
+  ~Executor();
+  Executor(const Executor&) = delete;
+  Executor& operator=(const Executor&) = delete;
+
+  const CompiledGraph& graph() const { return graph_; }
+  const ExecutorParams& params() const { return params_; }
+
+  void schedule_run();
+  // Waits up to `timeout` for an output (or error) to be available; true when share_outputs()
+  // would not block. Lets the Python binding check for signals while waiting.
+  bool wait_for_outputs(std::chrono::milliseconds timeout);
+  std::shared_ptr<Outputs> share_outputs();
+  void release_outputs();
+  // Drops queued and held outputs, waits for running stages, clears errors; sources restart
+  // (external sources drop unconsumed data; readers continue with their next batch).
+  void reset();
+
+  // Queues one batch of data for the external_source operator `name`.
+  void feed(const std::string& name, TensorList data);
+  bool has_operator(std::string_view name) const;
+
+  nlohmann::json reader_meta(const std::string& name) const;  // null when not a reader
+  std::vector<std::string> reader_names() const;
+  nlohmann::json statistics() const;
+
+  cuda::StreamHandle stream() const { return stream_.get(); }
+  bool has_gpu_stage() const { return first_gpu_op_ < static_cast<int>(ops_.size()); }
+
+ private:
+  struct Slot {
+    std::vector<std::vector<TensorList>> outputs;  // [op][output] (this stage's ops only)
+    BatchInfo batch;
+    std::exception_ptr error;
+  };
+  struct OpStats {
+    std::atomic<uint64_t> runs{0};
+    std::atomic<uint64_t> total_ns{0};
+    std::vector<size_t> real, reserved, max_real, max_reserved;  // per output, under stats_mu_
+  };
+
+  void run_stage(int first, int last, Slot& cpu, Slot* gpu, int caller_slot);
+  void cpu_loop();
+  void gpu_loop();
+  bool can_start_cpu_locked() const;
+  bool can_start_gpu_locked() const;
+  std::shared_ptr<Outputs> make_outputs(Slot& cpu, Slot* gpu);
+  void record_memory_stats(int op, const std::vector<TensorList>& outs);
+  void remap_before(int op, Slot& cpu, Slot* gpu, const std::vector<int>& source);
+  void stop_threads();
+  void start_threads();
+
+  CompiledGraph graph_;
+  ExecutorParams params_;
+  int first_gpu_op_ = 0;
+  std::unique_ptr<ThreadPool> pool_;
+  cuda::Stream stream_;
+  std::vector<std::unique_ptr<Operator>> ops_;
+  std::vector<OpContext> contexts_;
+  std::vector<std::unique_ptr<OpStats>> op_stats_;
+  mutable std::mutex stats_mu_;
+  std::vector<Slot> cpu_slots_, gpu_slots_;
+
+  // Everything below is guarded by mu_.
+  mutable std::mutex mu_;
+  std::condition_variable cv_;
+  bool stop_ = false;
+  bool failed_ = false;    // a stage failed: start nothing new
+  bool broken_ = false;    // the consumer received the error: reset() needed
+  int64_t scheduled_ = 0;  // iterations asked for since the last reset
+  int64_t cpu_next_ = 0;   // next iteration the CPU stage starts
+  int64_t produced_ = 0;   // iterations turned into outputs
+  int cpu_busy_ = 0, gpu_busy_ = 0;
+  int cpu_inflight_ = 0;       // started by the CPU stage, not yet done by the GPU stage
+  std::deque<int> cpu_ready_;  // CPU slots waiting for the GPU stage
+  std::deque<std::shared_ptr<Outputs>> outputs_;
+  std::deque<std::shared_ptr<Outputs>> held_;
+  int64_t epoch_ = 0;           // resets so far: the epoch of sources without readers
+  int64_t iteration_base_ = 0;  // iterations before the last reset
+  std::map<std::string, std::deque<TensorList>, std::less<>> fed_;
+
+  std::thread cpu_thread_, gpu_thread_;
+};
+
+}  // namespace sluice

@@ -1,0 +1,60 @@
+#include "sluice/exec/operator.h"
+
+namespace sluice {
+
+const TensorList* Workspace::arg_input(std::string_view name) const {
+  auto it = io_.arg_inputs.find(name);
+  return it == io_.arg_inputs.end() ? nullptr : it->second;
+}
+
+std::string Workspace::sample_context(int sample) const {
+  if (sample < 0 || sample >= static_cast<int>(batch_.samples.size())) {
+    return make_string("sample ", sample);
+  }
+  const std::string& src = batch_.samples[sample].source;
+  if (src.empty()) return make_string("sample ", sample);
+  return make_string("sample ", sample, " (file '", src, "')");
+}
+
+void Workspace::for_each_sample(const std::function<void(int, int)>& fn, int inline_below) {
+  ctx_.pool->parallel_for(
+      batch_size(),
+      [&](int64_t i, int thread) {
+        try {
+          fn(static_cast<int>(i), thread);
+        } catch (...) {
+          rethrow_with_context(std::current_exception(), sample_context(static_cast<int>(i)));
+        }
+      },
+      caller_slot_, inline_below);
+}
+
+OperatorRegistry& OperatorRegistry::instance() {
+  static OperatorRegistry r;
+  return r;
+}
+
+bool OperatorRegistry::add(std::string type, OpDevice device, OperatorFactory f) {
+  factories_[{std::move(type), device}] = f;
+  return true;
+}
+
+bool OperatorRegistry::has(std::string_view type, OpDevice device) const {
+  return factories_.count({std::string(type), device}) > 0;
+}
+
+std::unique_ptr<Operator> OperatorRegistry::create(const OpSpec& spec) const {
+  auto it = factories_.find({spec.type, spec.device});
+  if (it == factories_.end()) {
+    if (spec.device != OpDevice::kCPU && !cuda::built_with_cuda()) {
+      throw NotImplemented(make_string(spec.describe(),
+                                       ": this build of Sluice has no CUDA support; use "
+                                       "device='cpu' or rebuild with nvcc available"));
+    }
+    throw NotImplemented(
+        make_string(spec.describe(), ": no implementation for this device in this build"));
+  }
+  return it->second(spec);
+}
+
+}  // namespace sluice

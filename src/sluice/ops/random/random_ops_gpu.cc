@@ -1,0 +1,40 @@
+// GPU random.coin_flip / random.uniform: the same draws as the CPU operators, in one launch.
+
+#include "sluice/cuda/param_upload.h"
+#include "sluice/ops/random/random_op.h"
+
+namespace sluice {
+namespace {
+
+class RandomGpu : public Operator {
+ public:
+  using Operator::Operator;
+  void setup(const OpContext& ctx) override {
+    samples_ = std::make_unique<cuda::ParamUpload>(ctx.device_id);
+    values_ = std::make_unique<cuda::ParamUpload>(ctx.device_id);
+  }
+  void run(Workspace& ws) override {
+    RandomPlan plan = plan_random(spec_, ws);
+    TensorList& out = ws.output(0);
+    out.resize(plan.shapes, plan.dtype);
+    std::vector<kernels::RandomSample> s;
+    int64_t max_n = 0;
+    for (int i = 0; i < ws.batch_size(); ++i) {
+      int64_t n = volume(plan.shapes[i]);
+      s.push_back({out.raw_sample(i), n, ws.rng(i), plan.p0[i], plan.p1[i]});
+      max_n = std::max(max_n, n);
+    }
+    const float* values = plan.values.empty() ? nullptr : values_->upload(plan.values, ws.stream());
+    kernels::random_gpu(plan.dist, samples_->upload(s, ws.stream()), ws.batch_size(), max_n,
+                        plan.dtype, values, static_cast<int>(plan.values.size()), ws.stream());
+  }
+
+ private:
+  std::unique_ptr<cuda::ParamUpload> samples_, values_;
+};
+
+SLUICE_REGISTER_OPERATOR("random.coin_flip", OpDevice::kGPU, RandomGpu);
+SLUICE_REGISTER_OPERATOR("random.uniform", OpDevice::kGPU, RandomGpu);
+
+}  // namespace
+}  // namespace sluice
