@@ -1,6 +1,6 @@
 # Warnings and sanitizers shared by every target.
 
-set(SLUICE_CXX_WARNINGS -Wall -Wextra -Wno-unused-parameter)
+set(SLUICE_CXX_WARNINGS -Wall -Wextra -Wno-unused-parameter -Wno-missing-field-initializers)
 
 if(SLUICE_SANITIZE)
   string(REPLACE ";" "," _san "${SLUICE_SANITIZE}")

@@ -60,6 +60,11 @@ std::shared_ptr<Buffer> TensorList::writable(std::shared_ptr<Buffer>& b) {
   if (!b || b.use_count() > 1) {
     b = std::make_shared<Buffer>(kind_, device_);
     b->set_stream(stream_);
+  } else if (kind_ != MemoryKind::kHost && stream_ && b->stream() && b->stream() != stream_) {
+    // A consumer used this buffer on its own stream (Note [DLPack stream handshake]): writing it
+    // again must wait for that work.
+    cuda::stream_wait_stream(stream_, b->stream());
+    b->set_stream(stream_);
   }
   return b;
 }

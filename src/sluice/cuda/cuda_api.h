@@ -73,6 +73,9 @@ class Event {
 
 // Makes `stream` wait for `event` (no host synchronisation).
 void stream_wait_event(StreamHandle stream, EventHandle event);
+// Makes `waiter` wait for the work queued on `other` so far (through a temporary event on the
+// current device).
+void stream_wait_stream(StreamHandle waiter, StreamHandle other);
 void stream_synchronize(StreamHandle stream);
 // Asynchronous copy in any direction (cudaMemcpyDefault) on `stream`.
 void memcpy_async(void* dst, const void* src, size_t bytes, StreamHandle stream);

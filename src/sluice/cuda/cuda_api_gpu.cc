@@ -130,6 +130,15 @@ void stream_wait_event(StreamHandle stream, EventHandle event) {
       cudaStreamWaitEvent(static_cast<cudaStream_t>(stream), static_cast<cudaEvent_t>(event), 0));
 }
 
+void stream_wait_stream(StreamHandle waiter, StreamHandle other) {
+  cudaEvent_t e = nullptr;
+  SLUICE_CUDA_CHECK(cudaEventCreateWithFlags(&e, cudaEventDisableTiming));
+  cudaError_t r = cudaEventRecord(e, static_cast<cudaStream_t>(other));
+  if (r == cudaSuccess) r = cudaStreamWaitEvent(static_cast<cudaStream_t>(waiter), e, 0);
+  cudaEventDestroy(e);  // released once the wait is satisfied
+  SLUICE_CUDA_CHECK(r);
+}
+
 void stream_synchronize(StreamHandle stream) {
   SLUICE_CUDA_CHECK(cudaStreamSynchronize(static_cast<cudaStream_t>(stream)));
 }

@@ -56,6 +56,9 @@ void Event::synchronize() const {}
 void stream_wait_event(StreamHandle, EventHandle) {
   no_cuda("stream_wait_event");
 }
+void stream_wait_stream(StreamHandle, StreamHandle) {
+  no_cuda("stream_wait_stream");
+}
 void stream_synchronize(StreamHandle) {}
 void memcpy_async(void*, const void*, size_t, StreamHandle) {
   no_cuda("memcpy_async");

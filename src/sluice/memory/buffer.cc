@@ -20,7 +20,7 @@ Buffer::Buffer(Buffer&& o) noexcept
       size_(o.size_),
       capacity_(o.capacity_),
       min_capacity_(o.min_capacity_),
-      stream_(o.stream_) {
+      stream_(o.stream()) {
   o.data_ = nullptr;
   o.size_ = o.capacity_ = o.min_capacity_ = 0;
 }
@@ -34,7 +34,7 @@ Buffer& Buffer::operator=(Buffer&& o) noexcept {
     size_ = o.size_;
     capacity_ = o.capacity_;
     min_capacity_ = o.min_capacity_;
-    stream_ = o.stream_;
+    stream_ = o.stream();
     o.data_ = nullptr;
     o.size_ = o.capacity_ = o.min_capacity_ = 0;
   }
@@ -42,7 +42,7 @@ Buffer& Buffer::operator=(Buffer&& o) noexcept {
 }
 
 void Buffer::reset() {
-  if (data_) memory_resource(kind_, device_).deallocate(data_, capacity_, stream_);
+  if (data_) memory_resource(kind_, device_).deallocate(data_, capacity_, stream());
   data_ = nullptr;
   capacity_ = 0;
   size_ = 0;
@@ -54,7 +54,7 @@ void Buffer::reallocate(size_t capacity) {
   MemoryResource& r = memory_resource(kind_, device_);
   data_ = r.allocate(capacity);
   capacity_ = capacity;
-  if (old) r.deallocate(old, old_capacity, stream_);
+  if (old) r.deallocate(old, old_capacity, stream());
 }
 
 void Buffer::resize(size_t bytes) {

@@ -6,6 +6,7 @@
 // the stream that last used it; its memory is returned to the pool ordered after that stream.
 // Not thread-safe.
 
+#include <atomic>
 #include <cstddef>
 
 #include "sluice/cuda/cuda_api.h"
@@ -35,8 +36,10 @@ class Buffer {
   // Frees the memory (stream-ordered).
   void reset();
 
-  void set_stream(cuda::StreamHandle s) { stream_ = s; }
-  cuda::StreamHandle stream() const { return stream_; }
+  // May be called from another thread (a DLPack consumer releasing the buffer) while the
+  // owner holds no reference, hence atomic.
+  void set_stream(cuda::StreamHandle s) { stream_.store(s, std::memory_order_release); }
+  cuda::StreamHandle stream() const { return stream_.load(std::memory_order_acquire); }
 
  private:
   void reallocate(size_t capacity);
@@ -47,7 +50,7 @@ class Buffer {
   size_t size_ = 0;
   size_t capacity_ = 0;
   size_t min_capacity_ = 0;  // from reserve(): the floor for shrinking
-  cuda::StreamHandle stream_ = nullptr;
+  std::atomic<cuda::StreamHandle> stream_{nullptr};
 };
 
 }  // namespace sluice

@@ -55,7 +55,7 @@ ArithmeticPlan plan_arithmetic(const OpSpec& spec, const Workspace& ws) {
   const TensorList& a = ws.input(0);
   const bool unary = p.op == ArithOp::kNeg;
   const bool has_b = ws.num_inputs() > 1;
-  p.b_is_scalar = !unary && !has_b;
+  p.b_is_scalar = !has_b;  // unary operations read no second operand
   SLUICE_CHECK(unary || has_b || spec.has_arg("scalar"), InvalidArgument,
                "a binary operation needs a second input or a constant");
   p.ta = a.dtype();

@@ -1,0 +1,177 @@
+"""Operator instances and the fn.* / ops.* namespaces, generated from the engine's schemas."""
+
+import itertools
+import json
+import keyword
+import threading
+import types as _pytypes
+
+from sluice import _sluice
+from sluice.data_node import DataNode
+from sluice.types import _to_arg
+
+SCHEMAS = {s["name"]: s for s in _sluice.schemas()}
+_ALIASES = {a: s["name"] for s in SCHEMAS.values() for a in s["aliases"]}
+_counter = itertools.count()
+_counter_lock = threading.Lock()
+
+
+def schema(name):
+    return SCHEMAS[_ALIASES.get(name, name)]
+
+
+def camel(name):
+    """'image_random_crop' -> 'ImageRandomCrop'."""
+    return "".join(p[:1].upper() + p[1:] for p in name.split("_"))
+
+
+class OpInstance:
+    """One operator in a graph: its type, device, inputs, argument inputs and arguments."""
+
+    def __init__(self, type_name, inputs, kwargs):
+        from sluice.pipeline import Pipeline
+
+        s = schema(type_name)
+        self.type = s["name"]
+        self.schema = s
+        kwargs = dict(kwargs)
+        with _counter_lock:
+            index = next(_counter)
+        self.name = kwargs.pop("name", None) or f"__{camel(self.type.split('.')[-1])}_{index}"
+        device = kwargs.pop("device", None)
+        self.preserve = bool(kwargs.get("preserve", False))
+        for i, x in enumerate(inputs):
+            if not isinstance(x, DataNode):
+                raise TypeError(
+                    f"operator '{self.type}': input {i} must be a DataNode (an operator's "
+                    f"output), got {type(x).__name__}"
+                )
+        self.inputs = list(inputs)
+        self.arg_inputs = {}
+        self.args = {}
+        for k, v in kwargs.items():
+            if isinstance(v, DataNode):
+                self.arg_inputs[k] = v
+            elif v is not None:
+                self.args[k] = _to_arg(v)
+        _sluice.validate_args(self.type, json.dumps(self.args))
+        for k in self.arg_inputs:
+            spec = next((a for a in s["args"] if a["name"] == k), None)
+            if spec is None:
+                _sluice.validate_args(self.type, json.dumps({k: 0}))  # raises: unknown argument
+            if not spec["per_sample"]:
+                raise ValueError(
+                    f"operator '{self.type}': argument '{k}' must be a constant; it does not "
+                    "accept per-sample tensor inputs"
+                )
+        if device is None:
+            device = _sluice.infer_device(self.type, [x.device for x in self.inputs])
+        elif device not in ("cpu", "mixed", "gpu"):
+            raise ValueError(
+                f"operator '{self.type}': device must be 'cpu', 'mixed' or 'gpu', got {device!r}"
+            )
+        self.device = device
+        n = self.args.get(s["num_outputs_arg"]) if s["num_outputs_arg"] else None
+        n = s["num_outputs"] if n is None else n
+        out_device = "cpu" if device == "cpu" else "gpu"
+        self.outputs = [DataNode(f"{self.name}[{i}]", out_device, self) for i in range(n)]
+        self.pipeline = Pipeline.current()
+        if self.pipeline is not None:
+            self.pipeline._register_op(self)
+
+    def to_json(self):
+        return {
+            "type": self.type,
+            "name": self.name,
+            "device": self.device,
+            "inputs": [x.name for x in self.inputs],
+            "arg_inputs": {k: v.name for k, v in self.arg_inputs.items()},
+            "outputs": [x.name for x in self.outputs],
+            "args": self.args,
+        }
+
+
+def make_node(type_name, inputs, kwargs):
+    """Creates an operator and returns its output (or the list of its outputs)."""
+    op = OpInstance(type_name, inputs, kwargs)
+    return op.outputs[0] if len(op.outputs) == 1 else list(op.outputs)
+
+
+def _docstring(s):
+    lines = [s["doc"], ""]
+    if s["inputs"]:
+        lines.append("Inputs:")
+        lines += [f"    {i['name']}: {i['doc']}" for i in s["inputs"]]
+        lines.append("")
+    lines.append("Keyword arguments:")
+    for a in s["args"]:
+        default = "required" if a["required"] else f"default = {a['default']!r}"
+        tensor = ", per-sample TensorList allowed" if a["per_sample"] else ""
+        choices = f" (one of {', '.join(a['choices'])})" if a.get("choices") else ""
+        lines.append(f"    {a['name']} ({a['type']}{tensor}; {default}){choices}: {a['doc']}")
+    lines.append(f"    device: one of {', '.join(s['devices'])}; inferred from the inputs when omitted.")
+    lines.append("    name: instance name (readers: the name for reader_meta / epoch_size).")
+    return "\n".join(lines)
+
+
+def _fn_function(type_name):
+    s = SCHEMAS[type_name]
+
+    def op(*inputs, **kwargs):
+        return make_node(type_name, inputs, kwargs)
+
+    op.__name__ = type_name.split(".")[-1]
+    op.__qualname__ = type_name
+    op.__doc__ = _docstring(s)
+    return op
+
+
+def _ops_class(type_name):
+    s = SCHEMAS[type_name]
+
+    def __init__(self, **kwargs):
+        self._kwargs = kwargs
+
+    def __call__(self, *inputs, **kwargs):
+        merged = dict(self._kwargs)
+        merged.update(kwargs)
+        return make_node(type_name, inputs, merged)
+
+    name = camel(type_name.split(".")[-1])
+    return type(name, (), {"__init__": __init__, "__call__": __call__, "__doc__": _docstring(s),
+                           "schema_name": type_name})
+
+
+def _namespace(root, dotted):
+    ns = root
+    for part in dotted:
+        child = getattr(ns, part, None)
+        if child is None:
+            child = _pytypes.ModuleType(f"{ns.__name__}.{part}")
+            setattr(ns, part, child)
+        ns = child
+    return ns
+
+
+def populate(fn_module, ops_module):
+    """Fills the fn and ops modules from the registered schemas."""
+    flat = {}
+    for type_name, s in sorted(SCHEMAS.items()):
+        if s["internal"]:
+            continue
+        *path, leaf = type_name.split(".")
+        if keyword.iskeyword(leaf):
+            leaf += "_"
+        setattr(_namespace(fn_module, path), leaf, _fn_function(type_name))
+        cls = _ops_class(type_name)
+        setattr(_namespace(ops_module, path), cls.__name__, cls)
+        flat.setdefault(cls.__name__, []).append(cls)
+        for alias in s["aliases"]:
+            if alias[:1].isupper():  # legacy class name, e.g. ops.FileReader
+                setattr(ops_module, alias, cls)
+            else:  # legacy function name, e.g. fn.image_decoder
+                *apath, aleaf = alias.split(".")
+                setattr(_namespace(fn_module, apath), aleaf, _fn_function(type_name))
+    for cname, classes in flat.items():  # ops.CoinFlip for ops.random.CoinFlip
+        if len(classes) == 1 and not hasattr(ops_module, cname):
+            setattr(ops_module, cname, classes[0])

@@ -1,0 +1,35 @@
+"""The ``sluice`` command."""
+
+import argparse
+import sys
+
+
+def _info(args):
+    from sluice import _ops, backend
+
+    print(f"sluice {__import__('sluice').__version__}")
+    print(f"CUDA support: {backend.built_with_cuda()}, devices: {backend.cuda_device_count()}, "
+          f"nvJPEG: {backend.built_with_nvjpeg()}")
+    print("operators:")
+    for name, s in sorted(_ops.SCHEMAS.items()):
+        if not s["internal"]:
+            print(f"  {name:32s} {', '.join(s['devices'])}")
+    return 0
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(prog="sluice", description="Sluice data pipelines for GPU training")
+    sub = parser.add_subparsers(dest="command")
+    from sluice.tools import bench
+
+    bench.add_parser(sub)
+    sub.add_parser("info", help="build information and the list of operators").set_defaults(func=_info)
+    args = parser.parse_args(argv)
+    if not getattr(args, "func", None):
+        parser.print_help()
+        return 2
+    return args.func(args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
