@@ -2,7 +2,10 @@
 
 #include <algorithm>
 #include <charconv>
+#include <functional>
 #include <limits>
+#include <optional>
+#include <string_view>
 
 #include "sluice/core/error.h"
 #include "sluice/io/detail/directory_listing.h"
@@ -19,6 +22,19 @@ using io_detail::strip_trailing_slashes;
 
 // Entries checked per parallel task: large enough to amortise the per-task directory cache.
 constexpr int64_t kCheckChunk = 4096;
+// Consecutive entries of one folder from which reading the folder beats an lstat per entry.
+constexpr int64_t kFolderScanRun = 16;
+
+// The folder part of a joined path ("" when it has none), and the name after it.
+std::string_view parent_of(std::string_view path) {
+  size_t slash = path.rfind('/');
+  if (slash == std::string_view::npos) return {};
+  return slash == 0 ? path.substr(0, 1) : path.substr(0, slash);
+}
+std::string_view base_name_of(std::string_view path) {
+  size_t slash = path.rfind('/');
+  return slash == std::string_view::npos ? path : path.substr(slash + 1);
+}
 
 bool is_blank(char c) {
   return c == ' ' || c == '\t' || c == '\v' || c == '\f' || c == '\r';
@@ -77,11 +93,33 @@ void resolve_entries(std::vector<FileEntry>& entries, const std::string& root,
   std::vector<std::pair<int64_t, std::string>> first_bad(chunks, {n, {}});
   io_detail::run_parallel(chunks, options.pool, options.num_threads, [&](int64_t c) {
     ContainmentChecker checker(root, canonical_root);
-    for (int64_t i = c * kCheckChunk, end = std::min(n, (c + 1) * kCheckChunk); i < end; ++i) {
-      std::string problem = checker.problem(entries[i].path);
-      if (!problem.empty()) {
-        first_bad[c] = {i, std::move(problem)};
-        return;
+    const int64_t chunk_end = std::min(n, (c + 1) * kCheckChunk);
+    auto bad = [&](int64_t i, std::string problem) {
+      first_bad[c] = {i, std::move(problem)};
+      return true;
+    };
+    // Entries of one folder tend to be listed together: check such a run with one readdir of
+    // the folder instead of an lstat per entry.
+    for (int64_t i = c * kCheckChunk; i < chunk_end;) {
+      const std::string_view folder = parent_of(entries[i].path);
+      int64_t run_end = i + 1;
+      while (run_end < chunk_end && parent_of(entries[run_end].path) == folder) ++run_end;
+      std::optional<std::vector<std::string>> links;
+      if (run_end - i >= kFolderScanRun) {
+        std::string problem = checker.folder_problem(std::string(folder));
+        if (!problem.empty() && bad(i, std::move(problem))) return;
+        links = ContainmentChecker::symlinks_in(std::string(folder));
+      }
+      for (; i < run_end; ++i) {
+        const std::string& path = entries[i].path;
+        std::string problem;
+        if (!links) {
+          problem = checker.problem(path);
+        } else if (std::binary_search(links->begin(), links->end(), base_name_of(path),
+                                      std::less<>())) {
+          problem = checker.link_problem(path);
+        }
+        if (!problem.empty() && bad(i, std::move(problem))) return;
       }
     }
   });

@@ -349,6 +349,38 @@ TEST(FileListParsing, SymlinksResolvingOutsideAreRejected) {
   EXPECT_EQ(std::string(bytes.begin(), bytes.end()), "x");
 }
 
+TEST(FileListParsing, LongRunsOfOneFolderAreCheckedToo) {
+  // Many consecutive entries of one folder are checked with one readdir instead of an lstat
+  // each: the same symlinks must be caught.
+  TempTree t, outside;
+  std::string root = t.dir("root");
+  outside.file("o.jpg");
+  outside.dir("dir");
+  std::string text;
+  for (int i = 0; i < 50; ++i) {
+    t.file("root/cls/f" + std::to_string(i) + ".jpg");
+    text += "cls/f" + std::to_string(i) + ".jpg 0\n";
+  }
+  t.symlink("f0.jpg", "root/cls/inside_link.jpg");
+  text += "cls/inside_link.jpg 1\n";
+  FileDatasetOptions o;
+  o.file_root = root;
+  o.file_list = t.file("ok.txt", text);
+  EXPECT_EQ(list_file_dataset(o).size(), 51);
+
+  t.symlink(outside.path("o.jpg"), "root/cls/z_leak.jpg");
+  o.file_list = t.file("leak.txt", text + "cls/z_leak.jpg 2\n");
+  expect_error<InvalidArgument>([&] { list_file_dataset(o); },
+                                {"line 52", "z_leak.jpg", "symlink"});
+
+  t.symlink(outside.path("dir"), "root/leakdir");
+  std::string escaping;
+  for (int i = 0; i < 20; ++i) escaping += "leakdir/x" + std::to_string(i) + ".jpg 0\n";
+  o.file_list = t.file("leakdir.txt", escaping);
+  expect_error<InvalidArgument>([&] { list_file_dataset(o); },
+                                {"line 1", "folder resolves outside"});
+}
+
 TEST(FileListParsing, FirstBadEntryIsReportedWhateverTheThreads) {
   TempTree t, outside;
   std::string root = t.dir("root");

@@ -1,7 +1,10 @@
 #include "sluice/io/detail/path_guard.h"
 
+#include <dirent.h>
+#include <fcntl.h>
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <climits>
 #include <cstdlib>
@@ -89,15 +92,13 @@ bool ContainmentChecker::directory_inside(const std::string& dir) {
   return inside;
 }
 
-std::string ContainmentChecker::problem(const std::string& full_path) {
-  size_t slash = full_path.rfind('/');
-  if (slash != std::string::npos && slash > 0 && !directory_inside(full_path.substr(0, slash))) {
-    return make_string("its folder resolves outside the root '", canonical_root_,
-                       "' (through a symlink)");
-  }
-  struct stat st;
-  if (::lstat(full_path.c_str(), &st) != 0) return {};  // missing: reading it will say so
-  if (!S_ISLNK(st.st_mode)) return {};
+std::string ContainmentChecker::folder_problem(const std::string& dir) {
+  if (dir.empty() || directory_inside(dir)) return {};
+  return make_string("its folder resolves outside the root '", canonical_root_,
+                     "' (through a symlink)");
+}
+
+std::string ContainmentChecker::link_problem(const std::string& full_path) const {
   std::string target = real_path(full_path);
   if (target.empty()) {
     return make_string("it is a symlink whose target cannot be resolved (", std::strerror(errno),
@@ -108,6 +109,46 @@ std::string ContainmentChecker::problem(const std::string& full_path) {
                        "'");
   }
   return {};
+}
+
+std::string ContainmentChecker::problem(const std::string& full_path) {
+  size_t slash = full_path.rfind('/');
+  if (slash != std::string::npos && slash > 0) {
+    std::string p = folder_problem(full_path.substr(0, slash));
+    if (!p.empty()) return p;
+  }
+  struct stat st;
+  if (::lstat(full_path.c_str(), &st) != 0) return {};  // missing: reading it will say so
+  if (!S_ISLNK(st.st_mode)) return {};
+  return link_problem(full_path);
+}
+
+std::optional<std::vector<std::string>> ContainmentChecker::symlinks_in(const std::string& dir) {
+  DIR* d = ::opendir(dir.empty() ? "." : dir.c_str());
+  if (d == nullptr) return std::nullopt;
+  std::vector<std::string> links;
+  for (;;) {
+    errno = 0;
+    const struct dirent* de = ::readdir(d);
+    if (de == nullptr) {
+      if (errno != 0) {
+        // A partial listing could miss a symlink: let the caller check entry by entry.
+        ::closedir(d);
+        return std::nullopt;
+      }
+      break;
+    }
+    bool link = de->d_type == DT_LNK;
+    if (de->d_type == DT_UNKNOWN) {
+      struct stat st;
+      link =
+          ::fstatat(::dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(st.st_mode);
+    }
+    if (link) links.emplace_back(de->d_name);
+  }
+  ::closedir(d);
+  std::sort(links.begin(), links.end());  // callers binary-search it
+  return links;
 }
 
 }  // namespace sluice::io_detail
