@@ -83,9 +83,10 @@ void resolve_entries(std::vector<FileEntry>& entries, const std::string& root,
   }
   if (allow) return;
 
-  const std::string canonical_root =
-      io_detail::canonical_directory(root.empty() ? std::string(".") : root,
-                                     source.list_file.empty() ? "file_root" : "file list folder");
+  const std::string canonical_root = io_detail::canonical_directory(
+      root.empty() ? std::string(".") : root, !options.file_root.empty() ? "file_root"
+                                              : root.empty()             ? "the working directory"
+                                                             : "the file list's folder");
   const int64_t n = static_cast<int64_t>(entries.size());
   const int64_t chunks = (n + kCheckChunk - 1) / kCheckChunk;
   // Per chunk: index of its first bad entry (or n) and why. Picking the lowest afterwards makes
@@ -94,10 +95,6 @@ void resolve_entries(std::vector<FileEntry>& entries, const std::string& root,
   io_detail::run_parallel(chunks, options.pool, options.num_threads, [&](int64_t c) {
     ContainmentChecker checker(root, canonical_root);
     const int64_t chunk_end = std::min(n, (c + 1) * kCheckChunk);
-    auto bad = [&](int64_t i, std::string problem) {
-      first_bad[c] = {i, std::move(problem)};
-      return true;
-    };
     // Entries of one folder tend to be listed together: check such a run with one readdir of
     // the folder instead of an lstat per entry.
     for (int64_t i = c * kCheckChunk; i < chunk_end;) {
@@ -107,7 +104,10 @@ void resolve_entries(std::vector<FileEntry>& entries, const std::string& root,
       std::optional<std::vector<std::string>> links;
       if (run_end - i >= kFolderScanRun) {
         std::string problem = checker.folder_problem(std::string(folder));
-        if (!problem.empty() && bad(i, std::move(problem))) return;
+        if (!problem.empty()) {
+          first_bad[c] = {i, std::move(problem)};
+          return;
+        }
         links = ContainmentChecker::symlinks_in(std::string(folder));
       }
       for (; i < run_end; ++i) {
@@ -119,7 +119,10 @@ void resolve_entries(std::vector<FileEntry>& entries, const std::string& root,
                                       std::less<>())) {
           problem = checker.link_problem(path);
         }
-        if (!problem.empty() && bad(i, std::move(problem))) return;
+        if (!problem.empty()) {
+          first_bad[c] = {i, std::move(problem)};
+          return;
+        }
       }
     }
   });
@@ -148,6 +151,7 @@ FileDataset list_from_file_list(const FileDatasetOptions& options) {
   std::vector<uint8_t> bytes;
   read_file(options.file_list, bytes);
   std::string_view text(reinterpret_cast<const char*>(bytes.data()), bytes.size());
+  if (text.substr(0, 3) == "\xEF\xBB\xBF") text.remove_prefix(3);  // UTF-8 BOM (Notepad)
 
   int64_t line_no = 0;
   size_t pos = 0;

@@ -16,9 +16,10 @@
 //  (b) `file_list`: a text file with one "<path> <label>" per line. The label is the last
 //      whitespace-separated token, so paths may contain spaces (but not start or end with one;
 //      no escape sequences: backslashes are literal). Lines are trimmed; blank lines and lines
-//      whose first non-blank character is '#' are skipped; a trailing '\r' (CRLF files) is
-//      dropped. Paths are relative to `file_root`, or to the list file's folder when no
-//      file_root is given. Labels are decimal int32. Order = line order.
+//      whose first non-blank character is '#' are skipped; a trailing '\r' (CRLF files) and a
+//      leading UTF-8 byte-order mark are dropped. Paths are relative to `file_root`, or to the
+//      list file's folder when no file_root is given. Labels are decimal int32. Order = line
+//      order.
 //  (c) `files` (+ optional `labels`): paths relative to `file_root`, or to the current working
 //      directory when no file_root is given. Without `labels`, the labels are 0..N-1, as DALI
 //      documents ("if not used, sequential 0-based indices are used as labels").
@@ -58,8 +59,8 @@ struct FileEntry {
 // The result of listing: entries in dataset-index order.
 struct FileDataset {
   std::vector<FileEntry> entries;
-  // The directory entries were resolved against and checked to stay inside (file_root, the
-  // list file's folder, or the working directory), as given; trailing slashes removed.
+  // The directory entries were resolved against and checked to stay inside, as given, trailing
+  // slashes removed: file_root, else the list file's folder, else "" (the working directory).
   std::string root;
   // Mode (a) only: class folder names, class_names[label].
   std::vector<std::string> class_names;

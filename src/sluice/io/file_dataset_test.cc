@@ -240,7 +240,7 @@ TEST(FileRootListing, SameResultWithAnyThreadCount) {
 TEST(FileListParsing, SpacesCommentsBlankLinesAndCrlf) {
   TempTree t;
   std::string list = t.file("lists/train.txt",
-                            "# a comment\n"
+                            "\xEF\xBB\xBF# a comment after a byte-order mark\n"
                             "dog.jpg 0\n"
                             "\n"
                             "cute kitten.jpg 1\r\n"

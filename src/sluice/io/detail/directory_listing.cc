@@ -107,7 +107,7 @@ bool for_each_entry(const std::string& path, const ListingContext& ctx, bool mis
                     Enter&& enter, Fn&& fn) {
   int fd = ::open(path.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (fd < 0) {
-    if (missing_ok && errno == ENOENT) return false;
+    if (missing_ok && (errno == ENOENT || errno == ENOTDIR)) return false;
     throw IOError(make_string("cannot list folder '", path, "': ", std::strerror(errno)));
   }
   struct stat id;
