@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <filesystem>
 #include <string>
 #include <utility>
 #include <vector>
@@ -194,21 +195,30 @@ TEST(FileRootListing, EmptyOrMissingRootNamesTheRoot) {
   expect_error<InvalidArgument>([&] { list_root(file); }, {file, "not a directory"});
 }
 
-TEST(FileRootListing, UnreadableClassFolderIsAnIOError) {
+int open_fd_count() {
+  int n = 0;
+  for ([[maybe_unused]] const auto& e : std::filesystem::directory_iterator("/proc/self/fd")) ++n;
+  return n;
+}
+
+TEST(FileRootListing, UnreadableFolderIsAnIOErrorAndLeaksNothing) {
   TempTree t;
   t.file("a/x.jpg");
-  std::string locked = t.dir("b");
   t.file("b/y.jpg");
+  std::string locked = t.dir("b/sub");
+  t.file("b/sub/z.jpg");
   ASSERT_EQ(::chmod(locked.c_str(), 0), 0);
-  // Root ignores permission bits: list from a child that drops to an unprivileged uid.
   ASSERT_EQ(::chmod(t.root().c_str(), 0755), 0);
+  // Root ignores permission bits: list from a child that drops to an unprivileged uid.
   EXPECT_EXIT(
       {
         if (::geteuid() == 0 && ::setresuid(65534, 65534, 65534) != 0) std::_Exit(3);
+        const int before = open_fd_count();
         try {
           list_root(t.root());
         } catch (const IOError& e) {
-          std::_Exit(std::string(e.what()).find(locked) != std::string::npos ? 0 : 2);
+          if (std::string(e.what()).find(locked) == std::string::npos) std::_Exit(2);
+          std::_Exit(open_fd_count() == before ? 0 : 4);
         }
         std::_Exit(1);
       },
@@ -233,6 +243,19 @@ TEST(FileRootListing, SameResultWithAnyThreadCount) {
   ThreadPool pool(3);
   o.pool = &pool;
   EXPECT_EQ(relative(list_file_dataset(o), t.root()), one);
+}
+
+TEST(FileRootListing, ListingDoesNotLeakFileDescriptors) {
+  TempTree t;
+  t.file("a/x.jpg");
+  t.file("b/sub/y.jpg");
+  t.symlink(".", "a/cycle");
+  const int before = open_fd_count();
+  for (int i = 0; i < 50; ++i) {
+    EXPECT_EQ(list_root(t.root()).size(), 2);
+    EXPECT_THROW(list_root(t.path("a/x.jpg")), InvalidArgument);
+  }
+  EXPECT_EQ(open_fd_count(), before);
 }
 
 // ---- (b) file_list ----

@@ -5,6 +5,7 @@
 #include <sys/types.h>
 #include <unistd.h>
 
+#include <filesystem>
 #include <random>
 #include <string>
 #include <vector>
@@ -149,6 +150,32 @@ TEST(ReadFile, FileGrownAfterOpenIsAnError) {
   ASSERT_EQ(::truncate(p.c_str(), 6000), 0);  // still being written
   std::vector<uint8_t> out(f.size());
   expect_io_error([&] { f.read_all(out.data()); }, {p, "longer"});
+}
+
+int open_fd_count() {
+  int n = 0;
+  for ([[maybe_unused]] const auto& e : std::filesystem::directory_iterator("/proc/self/fd")) ++n;
+  return n;
+}
+
+TEST(ReadFile, ErrorsDoNotLeakFileDescriptors) {
+  TempTree t;
+  std::string ok = t.file("ok.jpg", "abc");
+  std::string big = t.file("big.jpg", std::string(100, 'x'));
+  std::string dir = t.dir("folder");
+  std::string fifo = t.path("fifo");
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  std::vector<uint8_t> out;
+  const int before = open_fd_count();
+  for (int i = 0; i < 100; ++i) {
+    EXPECT_EQ(read_file(ok, out), 3u);
+    EXPECT_THROW(read_file(t.path("missing"), out), IOError);
+    EXPECT_THROW(read_file(dir, out), IOError);
+    EXPECT_THROW(read_file(fifo, out), IOError);
+    EXPECT_THROW(read_file(big, out, 10), IOError);
+    read_ahead(ok);
+  }
+  EXPECT_EQ(open_fd_count(), before);
 }
 
 TEST(ReadFile, ReadAheadThenRead) {
