@@ -82,7 +82,8 @@ struct FileDatasetOptions {
   bool allow_paths_outside_root = false;
   // Listing and containment checks run in parallel (over class folders in (a), over chunks of
   // entries in (b) and (c)): on `pool` when given, else on up to `num_threads` short-lived
-  // threads (<= 0: hardware concurrency, at most 16).
+  // threads (<= 0: hardware concurrency, at most 16). Do not list from a worker of `pool`
+  // itself: it would wait for tasks queued behind it.
   ThreadPool* pool = nullptr;
   int num_threads = 0;
 };

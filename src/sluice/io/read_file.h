@@ -6,6 +6,8 @@
 // Every failure is a sluice::IOError whose message starts with "cannot read '<path>': " and says
 // what is wrong: the file does not exist, permission denied, is a directory, is not a regular
 // file, is larger than the size limit, or changed size while it was being read.
+//
+// Thread safety: the free functions are reentrant; concurrent calls need distinct output buffers.
 
 #include <cstddef>
 #include <cstdint>
