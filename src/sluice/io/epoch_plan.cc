@@ -1,0 +1,146 @@
+#include "sluice/io/epoch_plan.h"
+
+#include <algorithm>
+#include <limits>
+#include <numeric>
+#include <utility>
+
+#include "sluice/core/error.h"
+#include "sluice/core/rng.h"
+
+namespace sluice {
+namespace {
+
+constexpr int64_t kMaxSamples = std::numeric_limits<uint32_t>::max();
+
+int64_t ceil_div(int64_t a, int64_t b) {
+  return (a + b - 1) / b;
+}
+
+}  // namespace
+
+std::vector<uint32_t> epoch_permutation(int64_t n, uint64_t seed, int64_t epoch) {
+  SLUICE_CHECK(n >= 0 && n <= kMaxSamples, InvalidArgument, "epoch_permutation: n = ", n,
+               " is outside [0, ", kMaxSamples, "]");
+  std::vector<uint32_t> p(static_cast<size_t>(n));
+  std::iota(p.begin(), p.end(), 0u);
+  SampleRng rng(seed, epoch, kPermutationStreamId);
+  for (int64_t i = n - 1; i > 0; --i) {
+    // 64 random bits and a multiply-shift (Lemire): bias at most (i+1) / 2^64, negligible even
+    // for the largest n, unlike a 32-bit draw whose bias grows with n / 2^32.
+    uint64_t r = (static_cast<uint64_t>(rng.next_u32()) << 32) | rng.next_u32();
+    auto j = static_cast<int64_t>(
+        (static_cast<unsigned __int128>(r) * static_cast<uint64_t>(i + 1)) >> 64);
+    std::swap(p[i], p[j]);
+  }
+  return p;
+}
+
+EpochPlan::EpochPlan(const EpochPlanOptions& o) : options_(o) {
+  const int64_t n = o.num_samples, s = o.num_shards, b = o.batch_size;
+  SLUICE_CHECK(n >= 1 && n <= kMaxSamples, InvalidArgument, "the number of samples (", n,
+               ") must be in [1, ", kMaxSamples, "]");
+  SLUICE_CHECK(s >= 1, InvalidArgument, "num_shards (", s, ") must be at least 1");
+  SLUICE_CHECK(o.shard_id >= 0 && o.shard_id < s, InvalidArgument, "shard_id (", o.shard_id,
+               ") must be in [0, num_shards) = [0, ", s, ")");
+  SLUICE_CHECK(s <= n, InvalidArgument, "num_shards (", s,
+               ") is larger than the number of samples (", n, "): some shards would be empty");
+  SLUICE_CHECK(b >= 1, InvalidArgument, "batch_size (", b, ") must be at least 1");
+
+  meta_.epoch_size = n;
+  meta_.number_of_shards = s;
+  meta_.shard_id = o.shard_id;
+  meta_.pad_last_batch = o.pad_last_batch;
+  meta_.stick_to_shard = o.stick_to_shard;
+  meta_.batches_per_epoch = ceil_div(ceil_div(n, s), b);
+  meta_.epoch_size_padded = o.pad_last_batch ? s * meta_.batches_per_epoch * b : n;
+}
+
+int64_t EpochPlan::shard_for_epoch(int64_t epoch) const {
+  check_epoch(epoch);
+  if (options_.stick_to_shard) return options_.shard_id;
+  return (options_.shard_id + epoch % options_.num_shards) % options_.num_shards;
+}
+
+int64_t EpochPlan::shard_begin(int64_t k) const {
+  // k * N < 2^64 because k <= S <= N < 2^32: unsigned arithmetic cannot overflow.
+  return static_cast<int64_t>(static_cast<uint64_t>(k) *
+                              static_cast<uint64_t>(options_.num_samples) /
+                              static_cast<uint64_t>(options_.num_shards));
+}
+
+void EpochPlan::check_epoch(int64_t epoch) const {
+  SLUICE_CHECK(epoch >= 0, InvalidArgument, "epoch (", epoch, ") must be non-negative");
+}
+
+EpochPlan::Permutation EpochPlan::permutation(int64_t epoch) const {
+  if (!options_.shuffle) return nullptr;
+  {
+    std::lock_guard<std::mutex> lock(cache_->mu);
+    for (const CachedPermutation& c : cache_->slots) {
+      if (c.order && c.epoch == epoch) return c.order;
+    }
+  }
+  // Computed outside the lock: O(N), and other threads may meanwhile use the cached epoch. Two
+  // threads missing at once compute the same permutation; one result is kept.
+  auto order = std::make_shared<const std::vector<uint32_t>>(
+      epoch_permutation(options_.num_samples, options_.seed, epoch));
+  std::lock_guard<std::mutex> lock(cache_->mu);
+  CachedPermutation* slots = cache_->slots;
+  for (int i = 0; i < 2; ++i) {
+    if (slots[i].order && slots[i].epoch == epoch) return slots[i].order;
+  }
+  // Evict an empty slot, else the older epoch.
+  CachedPermutation* slot = &slots[0];
+  if (slots[0].order && (!slots[1].order || slots[1].epoch < slots[0].epoch)) slot = &slots[1];
+  slot->epoch = epoch;
+  slot->order = order;
+  return order;
+}
+
+void EpochPlan::prepare(int64_t epoch) const {
+  check_epoch(epoch);
+  (void)permutation(epoch);
+}
+
+std::vector<int64_t> EpochPlan::epoch_order(int64_t epoch) const {
+  check_epoch(epoch);
+  std::vector<int64_t> order(static_cast<size_t>(options_.num_samples));
+  Permutation p = permutation(epoch);
+  for (size_t i = 0; i < order.size(); ++i) order[i] = p ? (*p)[i] : static_cast<int64_t>(i);
+  return order;
+}
+
+PlannedBatch EpochPlan::batch(int64_t epoch, int64_t index) const {
+  PlannedBatch out;
+  batch(epoch, index, &out);
+  return out;
+}
+
+void EpochPlan::batch(int64_t epoch, int64_t index, PlannedBatch* out) const {
+  check_epoch(epoch);
+  const int64_t nb = meta_.batches_per_epoch, b = options_.batch_size;
+  SLUICE_CHECK(index >= 0 && index < nb, InvalidArgument, "batch index (", index,
+               ") must be in [0, batches_per_epoch) = [0, ", nb, ")");
+  const int64_t k = shard_for_epoch(epoch);
+  const int64_t begin = shard_begin(k);
+  const int64_t size = shard_end(k) - begin;  // >= 1 since S <= N
+  Permutation p = permutation(epoch);
+
+  out->epoch = epoch;
+  out->index = index;
+  out->shard = k;
+  out->indices.resize(static_cast<size_t>(b));
+  const int64_t first = index * b;
+  out->num_valid = std::clamp<int64_t>(size - first, 0, b);
+  // The smallest shard has floor(N/S) samples.
+  out->complete_on_all_shards = (index + 1) * b <= options_.num_samples / options_.num_shards;
+  for (int64_t t = 0; t < b; ++t) {
+    int64_t pos = first + t;
+    if (pos >= size) pos = options_.pad_last_batch ? size - 1 : pos % size;
+    const int64_t at = begin + pos;
+    out->indices[t] = p ? static_cast<int64_t>((*p)[at]) : at;
+  }
+}
+
+}  // namespace sluice
