@@ -91,6 +91,16 @@ Shape decoded_shape(const ImageInfo& info, const DecodeParams& params) {
     throw InvalidArgument(
         make_string("decode output dtype must be UINT8 or UINT16, got ", dtype_name(params.dtype)));
   }
+  if (info.width <= 0 || info.height <= 0) {
+    throw InvalidArgument("ImageInfo has no dimensions (use peek_image)");
+  }
+  // The limit is checked here, from the header, so that callers sizing their output buffer
+  // with decoded_shape never allocate for an over-limit image.
+  if (params.max_pixels > 0 && info.width > params.max_pixels / info.height) {
+    throw DecodeError(make_string("image is ", info.width, "x", info.height, " = ",
+                                  info.width * info.height, " pixels, over the limit of ",
+                                  params.max_pixels, " (DecodeParams::max_pixels)"));
+  }
   const CropWindow w = output_window(info, params);
   return {w.h, w.w, output_channels(info, params.color)};
 }
@@ -99,20 +109,12 @@ void decode_image(const uint8_t* data, size_t size, const ImageInfo& info,
                   const DecodeParams& params, DecoderScratch& scratch, void* out) {
   SLUICE_CHECK(out != nullptr, InvalidArgument, "decode_image: output pointer is null");
   SLUICE_CHECK(data != nullptr && size > 0, DecodeError, "empty input: 0 bytes is not an image");
-  const Shape shape = decoded_shape(info, params);  // validates dtype, crop and format
+  // Validates dtype, crop, format and the pixel limit before anything is allocated.
+  const Shape shape = decoded_shape(info, params);
   const ImageFormat actual = detect_format(data, size);
   if (actual != info.format) {
     throw InvalidArgument(make_string("ImageInfo says ", format_name(info.format),
                                       " but the data is ", format_name(actual)));
-  }
-  // Limits come first: nothing has been allocated yet.
-  if (info.width <= 0 || info.height <= 0) {
-    throw InvalidArgument("ImageInfo has no dimensions (use peek_image)");
-  }
-  if (params.max_pixels > 0 && info.width > params.max_pixels / info.height) {
-    throw DecodeError(make_string("image is ", info.width, "x", info.height, " = ",
-                                  info.width * info.height, " pixels, over the limit of ",
-                                  params.max_pixels, " (DecodeParams::max_pixels)"));
   }
 
   // BMP and PNM decoders read offsets from the header: re-derive them from the bytes rather

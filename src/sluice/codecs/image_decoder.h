@@ -114,8 +114,10 @@ class DecoderScratch {
 // Channels of the output for `color` (see the table above).
 int output_channels(const ImageInfo& info, OutputColor color);
 
-// {H, W, C} of decode_image's output. Throws InvalidArgument for an unknown format, a crop
-// window that is empty or outside the oriented image, or a dtype other than kUInt8 / kUInt16.
+// {H, W, C} of decode_image's output. Throws DecodeError when the stored size exceeds
+// params.max_pixels (so a caller never sizes a buffer for an over-limit image), and
+// InvalidArgument for an unknown format, a crop window that is empty or outside the oriented
+// image, or a dtype other than kUInt8 / kUInt16.
 Shape decoded_shape(const ImageInfo& info, const DecodeParams& params);
 
 // Decodes into `out` (volume(decoded_shape(info, params)) elements of params.dtype, HWC,

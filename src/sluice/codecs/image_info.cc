@@ -394,7 +394,7 @@ int parse_exif_orientation(const uint8_t* d, size_t n) {
   const size_t count = u16(ifd);
   for (size_t i = 0; i < count; ++i) {
     const size_t e = ifd + 2 + 12 * i;
-    if (e > n - 12) break;  // IFD runs past the blob: use what is readable
+    if (e + 12 > n) break;  // the IFD runs past the blob: use what is readable
     if (u16(e) != 0x0112) continue;
     const uint32_t type = u16(e + 2), cnt = u32(e + 4);
     uint32_t v = 0;

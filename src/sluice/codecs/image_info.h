@@ -58,7 +58,7 @@ struct JpegDetails {
   bool has_jfif = false;     // APP0 "JFIF"
   bool has_adobe = false;    // APP14 "Adobe"
   int adobe_transform = -1;  // 0 (none: RGB/CMYK), 1 (YCbCr), 2 (YCCK); -1 without APP14
-  int restart_interval = 0;  // DRI value (MCUs), 0 when absent
+  int restart_interval = 0;  // DRI in effect for the first scan (MCUs); 0 when absent
   JpegColorSpace color_space = JpegColorSpace::kUnknown;
   ChromaSubsampling subsampling = ChromaSubsampling::kNone;
 

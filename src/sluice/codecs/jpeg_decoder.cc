@@ -27,6 +27,9 @@ struct JpegErrorMgr {
   jpeg_error_mgr pub;
   std::jmp_buf jump;
   char message[JMSG_LENGTH_MAX + 96];
+  // Tables defined by DQT / DHT markers of the current image (bit i = table i); see Note
+  // [Table hygiene].
+  unsigned defined_quant = 0, defined_dc = 0, defined_ac = 0;
 };
 
 struct JpegProgress {
@@ -48,9 +51,109 @@ void on_error_exit(j_common_ptr cinfo) {
   std::longjmp(err->jump, 1);
 }
 
+// Note [Table hygiene]  libjpeg keeps quantisation and Huffman tables in the decompressor
+// across images (for abbreviated datastreams), so with a reused decompressor an image lacking
+// DQT / DHT markers would silently be decoded with the previous image's tables. A fresh
+// decompressor instead fails for a missing DQT ("Quantization table 0x00 was not defined") and
+// uses the standard (K.3) Huffman tables for a missing DHT 0/1 (Motion-JPEG frames rely on
+// that). We restore exactly those semantics: trace messages tell us which tables the current
+// image defines, and when a scan (SOS) refers to a table it did not define, a stale quant
+// table pointer is cleared (libjpeg then raises its usual error) and a stale Huffman table 0/1
+// is overwritten with the standard one (cleared for 2/3: libjpeg then raises its error).
+// Clearing abandons that table in libjpeg's permanent pool (about 300 bytes), which only
+// happens for such malformed files; overwriting allocates nothing.
+struct StdHuffTables {
+  JHUFF_TBL dc[2], ac[2];  // luminance, chrominance
+  bool valid = false;
+};
+
+void std_tables_error_exit(j_common_ptr cinfo) {
+  std::longjmp(*static_cast<std::jmp_buf*>(cinfo->client_data), 1);
+}
+
+// C-style (Note [libjpeg errors]): libjpeg's own standard tables, as jpeg_set_defaults installs
+// them in a compressor.
+void load_std_tables_c(StdHuffTables* t, jpeg_compress_struct* c, jpeg_error_mgr* e,
+                       std::jmp_buf* jump) {
+  c->err = jpeg_std_error(e);
+  e->error_exit = std_tables_error_exit;
+  c->client_data = jump;
+  if (setjmp(*jump)) {
+    jpeg_destroy_compress(c);
+    return;  // out of memory: t->valid stays false and stale tables are cleared instead
+  }
+  jpeg_create_compress(c);
+  c->client_data = jump;  // jpeg_create_compress resets the struct
+  c->in_color_space = JCS_RGB;
+  c->input_components = 3;
+  jpeg_set_defaults(c);
+  for (int i = 0; i < 2; ++i) {
+    t->dc[i] = *c->dc_huff_tbl_ptrs[i];
+    t->ac[i] = *c->ac_huff_tbl_ptrs[i];
+  }
+  t->valid = true;
+  jpeg_destroy_compress(c);
+}
+
+const StdHuffTables& std_huff_tables() {
+  static const StdHuffTables tables = [] {
+    StdHuffTables t{};
+    jpeg_compress_struct c{};
+    jpeg_error_mgr e{};
+    std::jmp_buf jump;
+    load_std_tables_c(&t, &c, &e, &jump);
+    return t;
+  }();
+  return tables;
+}
+
+void on_trace(JpegErrorMgr* err, j_decompress_ptr d) {
+  const int* parm = err->pub.msg_parm.i;
+  switch (err->pub.msg_code) {
+    case JTRC_DQT:
+      if (parm[0] >= 0 && parm[0] < NUM_QUANT_TBLS) err->defined_quant |= 1u << parm[0];
+      break;
+    case JTRC_DHT: {
+      const int index = parm[0] & 0x0F;
+      if (index < NUM_HUFF_TBLS)
+        ((parm[0] & 0x10) ? err->defined_ac : err->defined_dc) |= 1u << index;
+      break;
+    }
+    case JTRC_SOS_COMPONENT: {  // parm: component id, DC table, AC table
+      for (int ci = 0; ci < d->num_components; ++ci) {
+        const int q = d->comp_info[ci].quant_tbl_no;
+        if (d->comp_info[ci].component_id == parm[0] && q >= 0 && q < NUM_QUANT_TBLS &&
+            !(err->defined_quant >> q & 1)) {
+          d->quant_tbl_ptrs[q] = nullptr;
+        }
+      }
+      if (d->arith_code) break;  // no Huffman tables involved
+      const StdHuffTables& std_tables = std_huff_tables();
+      auto fix = [](JHUFF_TBL** ptrs, int t, unsigned defined, const JHUFF_TBL* std_tbl) {
+        if (t < 0 || t >= NUM_HUFF_TBLS || (defined >> t & 1) || ptrs[t] == nullptr) return;
+        if (t < 2 && std_tbl != nullptr) {
+          *ptrs[t] = std_tbl[t];
+        } else {
+          ptrs[t] = nullptr;
+        }
+      };
+      fix(d->dc_huff_tbl_ptrs, parm[1], err->defined_dc,
+          std_tables.valid ? std_tables.dc : nullptr);
+      fix(d->ac_huff_tbl_ptrs, parm[2], err->defined_ac,
+          std_tables.valid ? std_tables.ac : nullptr);
+      break;
+    }
+    default:
+      break;
+  }
+}
+
 void on_emit_message(j_common_ptr cinfo, int level) {
-  if (level >= 0) return;  // trace messages
   auto* err = reinterpret_cast<JpegErrorMgr*>(cinfo->err);
+  if (level >= 0) {  // trace messages
+    if (cinfo->is_decompressor) on_trace(err, reinterpret_cast<j_decompress_ptr>(cinfo));
+    return;
+  }
   const int code = err->pub.msg_code;
   // Metadata-only warnings: the pixel data is unaffected (Note [Corrupt data policy]).
   if (code == JWRN_ADOBE_XFORM || code == JWRN_JFIF_MAJOR || code == JWRN_BOGUS_ICC) {
@@ -111,6 +214,7 @@ int read_header_c(JpegState* st, const uint8_t* data, size_t size, HeaderFacts* 
     jpeg_abort_decompress(ci);
     return 1;
   }
+  st->err.defined_quant = st->err.defined_dc = st->err.defined_ac = 0;
   jpeg_mem_src(ci, data, static_cast<unsigned long>(size));
   jpeg_read_header(ci, TRUE);
   h->width = ci->image_width;
@@ -193,6 +297,7 @@ JpegState& jpeg_state(ScratchImpl& scratch) {
     st->err.pub.error_exit = on_error_exit;
     st->err.pub.emit_message = on_emit_message;
     st->err.message[0] = '\0';
+    std_huff_tables();                   // computed once per process, before any setjmp frame
     jpeg_create_decompress(&st->cinfo);  // cannot fail but for out-of-memory (error_exit)
     st->progress.pub.progress_monitor = on_progress;
     st->cinfo.progress = &st->progress.pub;

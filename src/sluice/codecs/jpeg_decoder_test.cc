@@ -246,6 +246,54 @@ TEST(JpegDecoder, ProgressiveScanLimit) {
   EXPECT_EQ(first_difference(ok, ref), "");
 }
 
+// Removes every segment with marker `m` before the first SOS.
+std::vector<uint8_t> strip_segments(const std::vector<uint8_t>& in, uint8_t m) {
+  std::vector<uint8_t> out(in.begin(), in.begin() + 2);
+  size_t pos = 2;
+  while (pos + 4 <= in.size() && in[pos] == 0xFF) {
+    const size_t len = (size_t{in[pos + 2]} << 8) | in[pos + 3];
+    if (in[pos + 1] == 0xDA) break;
+    if (in[pos + 1] != m) out.insert(out.end(), in.begin() + pos, in.begin() + pos + 2 + len);
+    pos += 2 + len;
+  }
+  out.insert(out.end(), in.begin() + pos, in.end());
+  return out;
+}
+
+// Note [Table hygiene] in jpeg_decoder.cc: tables of one image must not leak into the next.
+TEST(JpegDecoder, NoTableStateLeaksBetweenImages) {
+  SLUICE_REQUIRE_SHARED_DATA(data);
+  const auto dir = data / "jpeg_variants";
+  // cjpeg wrote gen_coffee_420.jpg with the standard Huffman tables; without its DHT segments
+  // (a Motion-JPEG style frame) libjpeg falls back to the same standard tables.
+  const auto plain = read_file(dir / "subsampling" / "gen_coffee_420.jpg");
+  const auto no_dht = strip_segments(plain, 0xC4);
+  ASSERT_LT(no_dht.size(), plain.size());
+  const auto optimized = read_file(dir / "coding" / "gen_coffee_optimized_huffman_420.jpg");
+  Image fresh;
+  ASSERT_TRUE(ref_decode_jpeg(no_dht, JCS_EXT_RGB, &fresh));
+  DecoderScratch scratch;
+  decode(optimized, DecodeParams{}, scratch);  // leaves its own Huffman tables behind
+  EXPECT_EQ(first_difference(decode(no_dht, DecodeParams{}, scratch), fresh), "");
+  EXPECT_EQ(first_difference(decode(no_dht, DecodeParams{}, scratch),
+                             decode(plain, DecodeParams{}, scratch)),
+            "");
+  // Without DQT a fresh decompressor fails; a reused one must too, not borrow old tables.
+  const auto no_dqt = strip_segments(plain, 0xDB);
+  std::string err;
+  EXPECT_FALSE(ref_decode_jpeg(no_dqt, JCS_EXT_RGB, &fresh, &err));
+  try {
+    decode(no_dqt, DecodeParams{}, scratch);
+    ADD_FAILURE() << "decoded without quantisation tables";
+  } catch (const DecodeError& e) {
+    EXPECT_NE(std::string(e.what()).find("Quantization table 0x00 was not defined"),
+              std::string::npos)
+        << e.what();
+  }
+  EXPECT_EQ(first_difference(decode(plain, DecodeParams{}, scratch), decode(plain, {}, scratch)),
+            "");
+}
+
 TEST(JpegDecoder, RejectsMismatchedInfo) {
   SLUICE_REQUIRE_SHARED_DATA(data);
   DecoderScratch scratch;
