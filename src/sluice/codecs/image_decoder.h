@@ -36,26 +36,29 @@
 // needed rows and iMCU columns are decoded (jpeg_skip_scanlines / jpeg_crop_scanline, then
 // jpeg_abort_decompress after the window's last row); one extra iMCU decoded left and right of
 // the window keeps the fancy-upsampled edge pixels identical to a full decode (Note [Exact
-// crop] in jpeg_decoder.cc). 12-bit, lossless (SOF3) and
-// hierarchical JPEGs are refused with DecodeError (libjpeg-turbo 2.1.5 cannot decode them).
+// crop] in jpeg_decoder.cc). 12-bit, lossless (SOF3) and hierarchical JPEGs are refused with
+// DecodeError (libjpeg-turbo 2.1.5 cannot decode them). The reused decompressor never lends
+// one image's quantisation / Huffman tables to the next (Note [Table hygiene]).
 //
 // Note [Corrupt data policy]  Truncated or corrupt data is a DecodeError, never a silently
 // grey-filled image. JPEG: every libjpeg warning is fatal except those about metadata only
 // (unknown Adobe transform code, unknown JFIF revision, bad ICC marker): in particular
 // "Premature end of JPEG file" (truncation, also a missing EOI), "Corrupt JPEG data: ..."
 // (bad Huffman / arithmetic codes, extraneous bytes, premature end of data segment), wrong
-// restart markers and inconsistent progression. PNG: libpng errors, including CRC errors in
-// critical chunks and truncated IDAT data; ancillary chunks other than tRNS are skipped unread
-// (no text / ICC / EXIF inflation, which also defuses zTXt "bombs"); IEND is not required once
-// every image row has been read (Pillow accepts such files too). BMP / PNM: pixel data shorter
-// than the header implies, palette indices past the palette, PNM samples above maxval.
-// A cropped decode stops after the window's last row, so corruption below the window is not
-// seen (that decode is still exact for the pixels it returns).
+// restart markers and inconsistent progression. Bit errors that libjpeg cannot detect still
+// decode (to wrong pixels). PNG: libpng errors, including CRC errors in critical chunks and
+// truncated or corrupt IDAT data; ancillary chunks other than tRNS are skipped unread (no
+// text / ICC / EXIF inflation, which also defuses zTXt "bombs"); IEND and anything after the
+// complete image data are not read (Pillow accepts a missing IEND too). BMP / PNM: pixel data
+// shorter than the header implies, palette indices past the palette, plain-text PNM samples
+// above maxval (binary ones are clamped to maxval, as Pillow does). A cropped decode stops
+// after the window's last row, so corruption below the window is not seen (the pixels it
+// returns are still exact).
 //
-// Limits, checked from the header before anything is allocated: max_pixels on the stored
-// width * height (Pillow's MAX_IMAGE_PIXELS by default; 0 = unlimited), and for JPEG a scan
-// limit enforced by a libjpeg progress monitor (DALI_MAX_JPEG_SCANS' default 256; 0 = unlimited)
-// against progressive "scan bombs".
+// Limits, checked from the header before anything is allocated (decoded_shape already throws):
+// max_pixels on the stored width * height (Pillow's MAX_IMAGE_PIXELS by default; 0 =
+// unlimited), and for JPEG a scan limit enforced by a libjpeg progress monitor
+// (DALI_MAX_JPEG_SCANS' default 256; 0 = unlimited) against progressive "scan bombs".
 
 #include <cstddef>
 #include <cstdint>

@@ -186,7 +186,7 @@ struct HeaderFacts {
   JDIMENSION width = 0, height = 0;
   int components = 0;
   J_COLOR_SPACE color_space = JCS_UNKNOWN;
-  int max_h = 1, max_v = 1;  // largest sampling factors
+  int max_h = 1;  // largest horizontal sampling factor
 };
 
 // Output row handler for decompress_c: receives a decoded row of the crop region.
@@ -222,7 +222,6 @@ int read_header_c(JpegState* st, const uint8_t* data, size_t size, HeaderFacts* 
   h->components = ci->num_components;
   h->color_space = ci->jpeg_color_space;
   h->max_h = ci->max_h_samp_factor;
-  h->max_v = ci->max_v_samp_factor;
   return 0;
 }
 

@@ -1,5 +1,6 @@
 // EXIF orientation geometry (image_info.h) and the rotate / flip of decoded pixels.
 
+#include <algorithm>
 #include <cstring>
 
 #include "sluice/codecs/decoder_internal.h"
@@ -97,41 +98,61 @@ void apply_orientation(const uint8_t* src, ImageSize raw, int channels, size_t e
   const int64_t out_w = swap ? H : W, out_h = swap ? W : H;
   // For every output row, the source pixels form a line in the stored image: `start` is the
   // stored position of output pixel (0, yo) and `step` the byte distance to (1, yo).
-  for (int64_t yo = 0; yo < out_h; ++yo) {
-    int64_t sx = 0, sy = 0;
-    ptrdiff_t step = ipx;
+  auto line = [&](int64_t yo, ptrdiff_t* step) -> const uint8_t* {
+    int64_t sx = 0, sy = yo;
+    *step = ipx;
     switch (orientation) {
-      case 1:
-        sx = 0, sy = yo, step = ipx;
-        break;
       case 2:
-        sx = W - 1, sy = yo, step = -ipx;
+        sx = W - 1, sy = yo, *step = -ipx;
         break;
       case 3:
-        sx = W - 1, sy = H - 1 - yo, step = -ipx;
+        sx = W - 1, sy = H - 1 - yo, *step = -ipx;
         break;
       case 4:
-        sx = 0, sy = H - 1 - yo, step = ipx;
+        sx = 0, sy = H - 1 - yo;
         break;
       case 5:
-        sx = yo, sy = 0, step = row;
+        sx = yo, sy = 0, *step = row;
         break;
       case 6:
-        sx = yo, sy = H - 1, step = -row;
+        sx = yo, sy = H - 1, *step = -row;
         break;
       case 7:
-        sx = W - 1 - yo, sy = H - 1, step = -row;
+        sx = W - 1 - yo, sy = H - 1, *step = -row;
         break;
       case 8:
-        sx = W - 1 - yo, sy = 0, step = row;
+        sx = W - 1 - yo, sy = 0, *step = row;
+        break;
+      default:
         break;
     }
-    const uint8_t* s = src + sy * row + sx * ipx;
-    uint8_t* d = dst + yo * out_w * ipx;
-    if (step == ipx) {
-      std::memcpy(d, s, static_cast<size_t>(out_w) * px);
-    } else {
-      gather_any(s, step, d, out_w, px);
+    return src + sy * row + sx * ipx;
+  };
+  if (!swap) {
+    for (int64_t yo = 0; yo < out_h; ++yo) {
+      ptrdiff_t step;
+      const uint8_t* s = line(yo, &step);
+      uint8_t* d = dst + yo * out_w * ipx;
+      if (step == ipx) {
+        std::memcpy(d, s, static_cast<size_t>(out_w) * px);
+      } else {
+        gather_any(s, step, d, out_w, px);
+      }
+    }
+    return;
+  }
+  // Transposing orientations read the source column-wise: work in square tiles so that the
+  // source rows a tile touches stay in cache.
+  constexpr int64_t kTile = 64;
+  for (int64_t y0 = 0; y0 < out_h; y0 += kTile) {
+    const int64_t y1 = std::min(out_h, y0 + kTile);
+    for (int64_t x0 = 0; x0 < out_w; x0 += kTile) {
+      const int64_t n = std::min(out_w, x0 + kTile) - x0;
+      for (int64_t yo = y0; yo < y1; ++yo) {
+        ptrdiff_t step;
+        const uint8_t* s = line(yo, &step) + x0 * step;
+        gather_any(s, step, dst + (yo * out_w + x0) * ipx, n, px);
+      }
     }
   }
 }
