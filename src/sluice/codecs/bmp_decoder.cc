@@ -123,8 +123,9 @@ void decode_bmp(const uint8_t* d, size_t n, const ImageInfo& info, const RegionR
   const size_t stride = row_stride(info.width, bpp);
   if (b.pixel_offset > n || static_cast<size_t>(info.height) > (n - b.pixel_offset) / stride) {
     throw DecodeError(make_string("BMP pixel data is truncated: ", info.width, "x", info.height,
-                                  " at ", bpp, " bits needs ", stride * info.height,
-                                  " bytes from offset ", b.pixel_offset, ", the file has ", n));
+                                  " at ", bpp, " bits needs ", info.height, " rows of ", stride,
+                                  " bytes from offset ", b.pixel_offset, ", the file has ", n,
+                                  " bytes"));
   }
   // Palette as RGB triplets.
   uint8_t palette[256 * 3];
