@@ -7,7 +7,7 @@
 #include <climits>
 #include <cstring>
 
-#include "sluice/codecs/nvjpeg/jpeg_color_model.h"
+#include "sluice/codecs/nvjpeg/jpeg_header_scan.h"
 #include "sluice/codecs/nvjpeg/nvjpeg_check.h"
 #include "sluice/codecs/nvjpeg/nvjpeg_decoder.h"
 #include "sluice/codecs/nvjpeg/nvjpeg_decoder_impl.h"
@@ -233,6 +233,7 @@ void NvjpegDecoder::Impl::begin_batch(std::span<const DecodeRequest> batch, Outp
 // - its samples are not 8-bit (12-bit JPEG) or its encoding is lossless (SOF3) or unknown;
 // - libjpeg reads it as RGB (Adobe transform 0, 'R','G','B' component ids) or CMYK / YCCK
 //   (unless allow_cmyk): nvJPEG would convert it as YCbCr and disagree with the CPU codec;
+// - its first scan uses a quantization table no DQT defined (libjpeg refuses such files);
 // - it has a component count other than 1 or 3 (4 with allow_cmyk).
 // Caller mistakes (no destination, ROI outside the image, destination too small) are kError.
 void NvjpegDecoder::Impl::parse_sample(int slot, int i) {
@@ -283,17 +284,20 @@ void NvjpegDecoder::Impl::parse_sample(int slot, int i) {
     return set_fallback(
         res, make_string("encoding ", encoding_name(encoding), " is left to the CPU codec"));
   }
-  if (components == 3 || components == 4) {
-    JpegColorModel model = scan_jpeg_color_model(req.data, req.size);
-    if (components == 3 && model == JpegColorModel::kRGB) {
-      return set_fallback(res,
-                          "stored as RGB (Adobe transform 0 or 'R','G','B' component ids); "
-                          "nvJPEG would convert it as YCbCr");
-    }
-    if (components == 4 && !opt_.allow_cmyk) {
-      return set_fallback(res, make_string(color_model_name(model), " stream (allow_cmyk is off)"));
-    }
-  } else if (components != 1) {
+  const JpegHeaderScan header = scan_jpeg_header(req.data, req.size);
+  if (header.undefined_quant_table) {
+    return set_fallback(res, "a quantization table used by the first scan is not defined");
+  }
+  if (components == 3 && header.color == JpegColorModel::kRGB) {
+    return set_fallback(res,
+                        "stored as RGB (Adobe transform 0 or 'R','G','B' component ids); "
+                        "nvJPEG would convert it as YCbCr");
+  }
+  if (components == 4 && !opt_.allow_cmyk) {
+    return set_fallback(res,
+                        make_string(color_model_name(header.color), " stream (allow_cmyk is off)"));
+  }
+  if (components != 1 && components != 3 && components != 4) {
     return set_fallback(res, make_string(components, " components"));
   }
 

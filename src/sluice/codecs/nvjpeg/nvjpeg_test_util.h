@@ -3,10 +3,12 @@
 // reference decoder written with plain jpeglib.h calls, pixel diffs, and a batch runner that
 // decodes into one poisoned device buffer and copies the outputs back.
 
-#include <jpeglib.h>
-#include <cstdio>  // jpeglib.h needs FILE
+// jpeglib.h needs size_t and FILE declared first.
+#include <cstddef>
+#include <cstdio>
 
 #include <gtest/gtest.h>
+#include <jpeglib.h>
 
 #include <algorithm>
 #include <cctype>
