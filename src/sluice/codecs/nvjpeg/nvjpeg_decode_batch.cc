@@ -448,12 +448,22 @@ void NvjpegDecoder::Impl::decode_hybrid(int slot, int i, bool retry) {
   }
   nvjpegJpegDecoder_t decoder = ts.decoders[b];
   nvjpegJpegState_t state = page.states[b];
+  // The buffers are attached before every use, as DALI does: both backends' states share them,
+  // so this never depends on a state remembering a buffer the other state has since resized.
+  st = nvjpegStateAttachPinnedBuffer(state, page.pinned);
+  if (st != NVJPEG_STATUS_SUCCESS) {
+    return set_failure(res, "nvjpegStateAttachPinnedBuffer", st, note);
+  }
   st = nvjpegDecodeJpegHost(handle_, decoder, state, params_[i], page.jpeg_stream);
   if (st != NVJPEG_STATUS_SUCCESS) return set_failure(res, "nvjpegDecodeJpegHost", st, note);
 
   auto stream = static_cast<cudaStream_t>(ts.stream.get());
-  const char* phase = "nvjpegDecodeJpegTransferToDevice";
-  st = nvjpegDecodeJpegTransferToDevice(handle_, decoder, state, page.jpeg_stream, stream);
+  const char* phase = "nvjpegStateAttachDeviceBuffer";
+  st = nvjpegStateAttachDeviceBuffer(state, ts.device_buffer);
+  if (st == NVJPEG_STATUS_SUCCESS) {
+    phase = "nvjpegDecodeJpegTransferToDevice";
+    st = nvjpegDecodeJpegTransferToDevice(handle_, decoder, state, page.jpeg_stream, stream);
+  }
   if (st == NVJPEG_STATUS_SUCCESS) {
     phase = "nvjpegDecodeJpegDevice";
     nvjpegImage_t image{};

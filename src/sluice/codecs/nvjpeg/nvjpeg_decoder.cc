@@ -156,8 +156,6 @@ void NvjpegDecoder::Impl::add_thread_state() {
     SLUICE_NVJPEG_CHECK(nvjpegBufferPinnedCreate(handle_, &pinned_allocator_, &page.pinned));
     for (int b = 0; b < kNumHybridBackends; ++b) {
       SLUICE_NVJPEG_CHECK(nvjpegDecoderStateCreate(handle_, ts.decoders[b], &page.states[b]));
-      SLUICE_NVJPEG_CHECK(nvjpegStateAttachPinnedBuffer(page.states[b], page.pinned));
-      SLUICE_NVJPEG_CHECK(nvjpegStateAttachDeviceBuffer(page.states[b], ts.device_buffer));
     }
     page.done = cuda::Event(opt_.device);
   }

@@ -34,7 +34,7 @@ inline constexpr int kNumHybridBackends = 2;
 struct PageState {
   nvjpegJpegStream_t jpeg_stream = nullptr;
   nvjpegBufferPinned_t pinned = nullptr;
-  nvjpegJpegState_t states[kNumHybridBackends] = {};  // both attached to `pinned`
+  nvjpegJpegState_t states[kNumHybridBackends] = {};  // use `pinned` (attached per sample)
   cuda::Event done;
 };
 
@@ -43,7 +43,7 @@ struct PageState {
 struct ThreadState {
   nvjpegJpegStream_t probe_stream = nullptr;  // parse phase (hardware eligibility)
   nvjpegJpegDecoder_t decoders[kNumHybridBackends] = {};
-  nvjpegBufferDevice_t device_buffer = nullptr;  // attached to all four states
+  nvjpegBufferDevice_t device_buffer = nullptr;  // shared by all four states
   PageState pages[2];
   int next_page = 0;
   cuda::Stream stream;
