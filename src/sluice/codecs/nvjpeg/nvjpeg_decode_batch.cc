@@ -333,10 +333,17 @@ void NvjpegDecoder::Impl::parse_sample(int slot, int i) {
   // Huffman decoding covers the rows down to the ROI's bottom (DALI's size estimate).
   const int64_t huffman_pixels =
       use_roi ? int64_t(roi.w) * (int64_t(roi.y) + roi.h) : int64_t(full_w) * full_h;
-  s.gpu_huffman = huffman_pixels > opt_.hybrid_huffman_threshold && !res.progressive;
+  // GPU Huffman decoding is for baseline streams only (nvImageCodec asks nvJPEG only for those).
+  s.gpu_huffman =
+      huffman_pixels > opt_.hybrid_huffman_threshold && encoding == NVJPEG_ENCODING_BASELINE_DCT;
   s.plan = Plan::kHybrid;
 
-  if (hw_possible_) {
+  // The engines decode these subsamplings only (nvjpeg.h: "410 and 411 sub-samplings are not
+  // supported"; nvImageCodec's hardware plugin filters the same set before asking nvJPEG).
+  const bool hw_subsampling = css == NVJPEG_CSS_444 || css == NVJPEG_CSS_422 ||
+                              css == NVJPEG_CSS_420 || css == NVJPEG_CSS_440 ||
+                              css == NVJPEG_CSS_GRAY;
+  if (hw_possible_ && hw_subsampling) {
     int unsupported = -1;  // nvJPEG sets 0 when the hardware decoder can take the stream
     st = nvjpegDecodeBatchedSupportedEx(handle_, js, p, &unsupported);
     if (st == NVJPEG_STATUS_SUCCESS && unsupported == 0) {
@@ -390,6 +397,10 @@ void NvjpegDecoder::Impl::submit_hardware() {
     hw_dst_[k].pitch[0] = size_t(samples_[i].out_w) * size_t(channels_);
     hw_params_[k] = params_[i];
   }
+  // The batched state is reused: its previous batch must have finished before it is
+  // re-initialized (DALI and nvImageCodec wait here too). Normally long done: it was submitted
+  // one decode() ago.
+  hw_done_.synchronize();
   cuda::stream_wait_event(hw_stream_.get(), entry_.get());
   hw_submitted_ = true;
   const char* phase = "nvjpegDecodeBatchedInitialize";
@@ -432,8 +443,11 @@ void NvjpegDecoder::Impl::decode_hybrid(int slot, int i, bool retry) {
   // hw_failure_ is written while the first hybrid round runs: read it in the retry round only.
   const std::string note = retry ? make_string(" (retried after ", hw_failure_, ")") : "";
 
-  PageState& page = ts.pages[ts.next_page];  // Note [Double buffering]
+  // Note [Double buffering]
+  const int current = ts.next_page;
   ts.next_page ^= 1;
+  PageState& page = ts.pages[current];
+  PageState& previous = ts.pages[current ^ 1];  // this thread's previous sample
   page.done.synchronize();
 
   nvjpegStatus_t st = nvjpegJpegStreamParse(handle_, req.data, req.size, 0, 0, page.jpeg_stream);
@@ -458,6 +472,7 @@ void NvjpegDecoder::Impl::decode_hybrid(int slot, int i, bool retry) {
   if (st != NVJPEG_STATUS_SUCCESS) return set_failure(res, "nvjpegDecodeJpegHost", st, note);
 
   auto stream = static_cast<cudaStream_t>(ts.stream.get());
+  previous.done.synchronize();
   const char* phase = "nvjpegStateAttachDeviceBuffer";
   st = nvjpegStateAttachDeviceBuffer(state, ts.device_buffer);
   if (st == NVJPEG_STATUS_SUCCESS) {

@@ -64,9 +64,9 @@ struct NvjpegDecoderOptions {
   // engines reject plus a tenth of the batch so that CPU threads, engines and CUDA cores all
   // work. The lead tunes this on the H100 (the throughput test prints 0 / 0.5 / 0.9 / 1).
   float hw_decoder_load = 0.9f;
-  // Images (or ROIs, counted as ROI width x ROI bottom row) larger than this many pixels use GPU
-  // Huffman decoding (NVJPEG_BACKEND_GPU_HYBRID) unless progressive; others decode Huffman on
-  // the CPU (NVJPEG_BACKEND_HYBRID). DALI's default.
+  // Baseline images (or ROIs, counted as ROI width x ROI bottom row) larger than this many
+  // pixels use GPU Huffman decoding (NVJPEG_BACKEND_GPU_HYBRID) when nvJPEG supports it for the
+  // stream; others decode Huffman on the CPU (NVJPEG_BACKEND_HYBRID). DALI's default.
   int64_t hybrid_huffman_threshold = 1'000'000;
   // nvjpegSetDeviceMemoryPadding / nvjpegSetPinnedMemoryPadding: nvJPEG rounds its buffers up
   // to multiples of these so that a slightly larger image does not reallocate (DALI's defaults).

@@ -28,9 +28,12 @@ inline constexpr int kNumHybridBackends = 2;
 // A thread alternates between two pages. The host phase of a sample (nvjpegDecodeJpegHost)
 // writes the page's pinned buffer and jpeg stream; the transfer phase copies from them
 // asynchronously on the thread's CUDA stream. So the host phase of sample k+1 (other page) runs
-// while the copies and kernels of sample k are in flight, and before a page is written again
-// its `done` event (recorded after the device phase of the sample that last used it) is
-// awaited. The device buffer is shared by both pages: uses of it are ordered by the stream.
+// while the copies and kernels of sample k are in flight. Two waits keep this safe:
+// - before a page is written again, its `done` event (recorded after the device phase of the
+//   sample that last used it) is awaited;
+// - before the transfer phase of sample k+1, the device work of sample k is awaited, as DALI
+//   and nvImageCodec do: the thread's device buffer, shared by both pages, may be reallocated
+//   by the transfer phase while sample k's kernels still read it.
 struct PageState {
   nvjpegJpegStream_t jpeg_stream = nullptr;
   nvjpegBufferPinned_t pinned = nullptr;
@@ -106,7 +109,7 @@ struct NvjpegDecoder::Impl {
   unsigned hw_cores_ = 0;
   nvjpegJpegState_t hw_state_ = nullptr;
   cuda::Stream hw_stream_;
-  cuda::Event hw_done_;  // after the last hardware submission
+  cuda::Event hw_done_;  // after the last hardware submission; awaited before the next one
   // Note [Hardware staging]
   // The hardware decoder reads its input bitstreams asynchronously, so they are copied into
   // pinned staging memory during the parse phase (on the pool). Two staging buffers alternate
