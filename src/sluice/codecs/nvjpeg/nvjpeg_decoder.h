@@ -33,7 +33,8 @@
 //
 // Thread safety: one decode() at a time per decoder (it owns per-thread nvJPEG states and
 // streams). stats(), hardware_*() and options() may be called concurrently with decode().
-// The pool may be shared with other work.
+// The pool may be shared with other work, but decode() must not run inside one of the pool's
+// own tasks: it submits tasks to the pool and waits for them.
 
 #include <cstddef>
 #include <cstdint>
