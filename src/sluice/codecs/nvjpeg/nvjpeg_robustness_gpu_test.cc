@@ -67,7 +67,7 @@ bool within_bounds(const Diff& d) {
   return d.mean < test::kMaxMeanDiff && d.max <= test::kMaxAbsDiff;
 }
 
-// Checks a decoded photo against libjpeg under either chroma upsampling rule.
+// Checks a decoded photo against libjpeg.
 ::testing::AssertionResult matches_reference(const Photo& p, const DecodeResult& r,
                                              const std::vector<uint8_t>& pixels) {
   if (!r.decoded()) {
@@ -79,7 +79,11 @@ bool within_bounds(const Diff& d) {
   }
   Diff a = test::diff(pixels.data(), p.plain.pixels.data(), pixels.size());
   Diff b = test::diff(pixels.data(), p.fancy.pixels.data(), pixels.size());
-  if (within_bounds(a) || within_bounds(b)) return ::testing::AssertionSuccess();
+  // Hybrid routes replicate chroma like libjpeg's plain upsampling; the hardware engines' rule
+  // is undocumented, so either rule is accepted there (see nvjpeg_decoder_gpu_test.cc).
+  if (within_bounds(a) || (r.route == DecodeRoute::kHardware && within_bounds(b))) {
+    return ::testing::AssertionSuccess();
+  }
   return ::testing::AssertionFailure()
          << p.name << " (" << route_name(r.route) << ") differs from libjpeg: plain mean " << a.mean
          << " max " << a.max << ", fancy mean " << b.mean << " max " << b.max;
