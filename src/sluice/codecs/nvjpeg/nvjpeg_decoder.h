@@ -6,7 +6,7 @@
 // packed rows, to a caller-provided device buffer, following DALI's strategy
 // (nvjpeg_decoder_decoupled_api.h; dali-notes.md §3):
 //   1. Parse (pool threads): nvjpegJpegStreamParse per sample; streams nvJPEG cannot or should
-//      not decode are reported as kFallback (Note [What falls back] in nvjpeg_decoder.cc);
+//      not decode are reported as kFallback (Note [What falls back] in nvjpeg_decode_batch.cc);
 //      nvjpegDecodeBatchedSupportedEx (with the sample's ROI) marks hardware candidates.
 //   2. Route: candidates sorted by chroma subsampling then size, largest first; the first
 //      hw_batch_size(n) go to the hardware engines (the share hw_decoder_load of the batch,
@@ -29,7 +29,11 @@
 // of a decoded sample holds its image. Destinations of kFallback / kError samples may have been
 // partially written by internal streams; those writes are ordered before anything the caller
 // queues on `stream` after decode() returns (e.g. the upload of the CPU fallback's image).
-// Inputs may be freed when decode() returns.
+// Inputs may be freed when decode() returns. decode() blocks only on host work and on GPU work
+// it queued itself: the previous call's hardware batch (before reusing the hardware state) and
+// each thread's previous sample (Note [Double buffering] in nvjpeg_decoder_impl.h).
+//
+// EXIF orientation is not applied: outputs and ROIs are in stored orientation.
 //
 // Thread safety: one decode() at a time per decoder (it owns per-thread nvJPEG states and
 // streams). stats(), hardware_*() and options() may be called concurrently with decode().
