@@ -1,0 +1,149 @@
+#pragma once
+// Internal: the state behind NvjpegDecoder, shared by nvjpeg_decoder.cc (set-up, tear-down) and
+// nvjpeg_decode_batch.cc (one batch). Not a public header: it includes nvjpeg.h.
+
+#include <nvjpeg.h>
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "sluice/codecs/nvjpeg/nvjpeg_decoder.h"
+#include "sluice/cuda/cuda_api.h"
+#include "sluice/exec/thread_pool.h"
+#include "sluice/memory/buffer.h"
+
+namespace sluice::nvjpeg {
+
+// Index of the two hybrid backends in the per-thread arrays.
+inline constexpr int kHybridCpu = 0;  // NVJPEG_BACKEND_HYBRID: Huffman on the CPU
+inline constexpr int kHybridGpu = 1;  // NVJPEG_BACKEND_GPU_HYBRID: Huffman on the GPU
+inline constexpr int kNumHybridBackends = 2;
+
+// Note [Double buffering]
+// A thread alternates between two pages. The host phase of a sample (nvjpegDecodeJpegHost)
+// writes the page's pinned buffer and jpeg stream; the transfer phase copies from them
+// asynchronously on the thread's CUDA stream. So the host phase of sample k+1 (other page) runs
+// while the copies and kernels of sample k are in flight. Two waits keep this safe:
+// - before a page is written again, its `done` event (recorded after the device phase of the
+//   sample that last used it) is awaited;
+// - before the transfer phase of sample k+1, the device work of sample k is awaited, as DALI
+//   and nvImageCodec do: the thread's device buffer, shared by both pages, may be reallocated
+//   by the transfer phase while sample k's kernels still read it.
+struct PageState {
+  nvjpegJpegStream_t jpeg_stream = nullptr;
+  nvjpegBufferPinned_t pinned = nullptr;
+  nvjpegJpegState_t states[kNumHybridBackends] = {};  // use `pinned` (attached per sample)
+  cuda::Event done;
+};
+
+// Everything one pool thread (slot) uses; touched only by the thread running that slot during a
+// batch, and by the caller between the pool's barriers.
+struct ThreadState {
+  nvjpegJpegStream_t probe_stream = nullptr;  // parse phase (hardware eligibility)
+  nvjpegJpegDecoder_t decoders[kNumHybridBackends] = {};
+  nvjpegBufferDevice_t device_buffer = nullptr;  // shared by all four states
+  PageState pages[2];
+  int next_page = 0;
+  cuda::Stream stream;
+  cuda::Event join;     // recorded at the end of a batch; the caller's stream waits for it
+  bool active = false;  // queued work in this batch (waited for the entry event; to be joined)
+};
+
+enum class Plan : uint8_t { kNone, kHardware, kHybrid };
+
+// Per-sample facts from the parse phase.
+struct SampleState {
+  Plan plan = Plan::kNone;  // kNone: the result is final (fallback or error)
+  bool hw_candidate = false;
+  bool gpu_huffman = false;
+  int css_score = 0;  // DALI's ordering: 4:4:4 first, unknown last
+  int out_w = 0;
+  int out_h = 0;
+  const uint8_t* staged = nullptr;  // pinned copy for the hardware decoder
+};
+
+struct NvjpegDecoder::Impl {
+  explicit Impl(const NvjpegDecoderOptions& options) : opt_(options) {}
+  ~Impl();
+  Impl(const Impl&) = delete;
+  Impl& operator=(const Impl&) = delete;
+
+  // --- set-up (nvjpeg_decoder.cc) ---
+  void init();
+  void init_hardware();
+  void add_thread_state();
+  int hw_batch_size(int decodable) const;
+
+  // --- one batch (nvjpeg_decode_batch.cc) ---
+  void decode(std::span<const DecodeRequest> batch, OutputColor color, ThreadPool& pool,
+              cuda::StreamHandle stream, std::span<DecodeResult> results);
+  void begin_batch(std::span<const DecodeRequest> batch, OutputColor color,
+                   std::span<DecodeResult> results);
+  void parse_sample(int slot, int i);
+  void route();
+  void submit_hardware();
+  void begin_slot(int slot, bool after_hardware);
+  void decode_hybrid(int slot, int i, bool retry);
+  void join(cuda::StreamHandle stream);
+  void account();
+  // Submits up to pool.num_threads() tasks that share items [0, count) in order.
+  void launch(ThreadPool::TaskGroup& group, ThreadPool& pool, std::atomic<int>& next, int count,
+              const std::function<void(int item, int slot)>& body);
+
+  const NvjpegDecoderOptions opt_;
+
+  nvjpegHandle_t handle_ = nullptr;
+  nvjpegDevAllocator_t dev_allocator_{};
+  nvjpegPinnedAllocator_t pinned_allocator_{};
+  bool device_ok_ = false;  // require_device passed: tear-down may touch the device
+
+  // Hardware decoder.
+  bool hw_enabled_ = false;
+  std::string hw_status_;
+  unsigned hw_engines_ = 0;
+  unsigned hw_cores_ = 0;
+  nvjpegJpegState_t hw_state_ = nullptr;
+  cuda::Stream hw_stream_;
+  cuda::Event hw_done_;  // after the last hardware submission; awaited before the next one
+  // Note [Hardware staging]
+  // The hardware decoder reads its input bitstreams asynchronously, so they are copied into
+  // pinned staging memory during the parse phase (on the pool). Two staging buffers alternate
+  // between batches; a buffer is rewritten only after `staging_done_` of its previous batch, so
+  // the wait is for the batch before last, which has normally long finished.
+  Buffer staging_[2] = {Buffer(MemoryKind::kPinned), Buffer(MemoryKind::kPinned)};
+  cuda::Event staging_done_[2];
+  int staging_index_ = 0;
+
+  std::vector<std::unique_ptr<ThreadState>> threads_;
+  std::vector<nvjpegDecodeParams_t> params_;  // by sample index, grown on demand
+  cuda::Event entry_;  // recorded on the caller's stream when decode() starts
+
+  // Current batch (valid during decode()).
+  const DecodeRequest* requests_ = nullptr;
+  DecodeResult* results_ = nullptr;
+  int batch_size_ = 0;
+  nvjpegOutputFormat_t format_ = NVJPEG_OUTPUT_RGBI;
+  int channels_ = 3;
+  bool hw_possible_ = false;  // this batch may use the hardware decoder
+  bool hw_submitted_ = false;
+  std::string hw_failure_;  // why nvJPEG rejected the hardware sub-batch
+  std::atomic<size_t> staged_bytes_{0};
+  std::vector<SampleState> samples_;
+  std::vector<int> hw_list_;
+  std::vector<int> hybrid_list_;
+  std::vector<int> retry_list_;  // hardware samples to decode again on the hybrid path
+  std::vector<const unsigned char*> hw_data_;
+  std::vector<size_t> hw_lengths_;
+  std::vector<nvjpegImage_t> hw_dst_;
+  std::vector<nvjpegDecodeParams_t> hw_params_;
+
+  mutable std::mutex stats_mu_;
+  NvjpegDecoderStats stats_;
+};
+
+}  // namespace sluice::nvjpeg
