@@ -7,6 +7,7 @@
 // unfused pipelines cut exactly the same pixels.
 
 #include <cstdint>
+#include <ostream>
 #include <string>
 #include <string_view>
 
@@ -28,6 +29,9 @@ struct CropWindow {
 };
 
 std::string to_string(const CropWindow& w);  // "CropWindow{y=.., x=.., h=.., w=..}"
+inline std::ostream& operator<<(std::ostream& os, const CropWindow& w) {
+  return os << to_string(w);
+}
 
 // What to do with the part of a window outside the image (DALI's `out_of_bounds_policy`).
 enum class OutOfBoundsPolicy : uint8_t {
