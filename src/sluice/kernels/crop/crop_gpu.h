@@ -12,6 +12,8 @@
 // Both buffers hold crop_gpu_descriptor_bytes(n) bytes; the staging buffer may be reused only
 // after the work on `stream` has passed this call (record an event), the device buffer only
 // after the kernel has run. Inputs and outputs must stay valid until then as well.
+// Descriptors may also be built in place in the staging buffer (samples.data() ==
+// pinned_staging): the host copy is then skipped.
 //
 // Limits: at most kCropGpuMaxSamples samples per launch; image extents below 2^31; per-channel
 // fill values for at most kCropGpuMaxFillChannels channels (one value for all works for any

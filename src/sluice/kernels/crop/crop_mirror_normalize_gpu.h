@@ -14,6 +14,8 @@
 // Both buffers hold cmn_gpu_descriptor_bytes(n) bytes; reuse the staging buffer only once the
 // work on `stream` has passed this call (record an event), the device buffer only after the
 // kernel. Inputs and outputs must stay valid until the kernel has run.
+// Descriptors may also be built in place in the staging buffer (samples.data() ==
+// pinned_staging): the host copy is then skipped.
 //
 // Work split: a thread produces a run of 16 bytes of output along a row (4 floats, 8 halves or
 // 16 bytes per channel), reading those HWC input pixels once; CHW stores go to each channel plane
