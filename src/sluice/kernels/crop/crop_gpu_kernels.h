@@ -41,9 +41,21 @@ SLUICE_HOST_DEVICE inline void store_run(T* dst, const T (&v)[N], int n) {
       SLUICE_UNROLL
       for (int i = 0; i < kBytes / 16; ++i) {
 #if defined(__CUDA_ARCH__)
-        uint4 u;
-        memcpy(&u, reinterpret_cast<const char*>(v) + 16 * i, 16);
-        reinterpret_cast<uint4*>(dst)[i] = u;
+        // Packed element by element: copying the array as bytes would make it addressable and
+        // push it to local memory.
+        constexpr int kPerWord = 4 / static_cast<int>(sizeof(T));
+        uint32_t w[4];
+        SLUICE_UNROLL
+        for (int j = 0; j < 4; ++j) {
+          w[j] = 0;
+          SLUICE_UNROLL
+          for (int e = 0; e < kPerWord; ++e) {
+            uint32_t bits = 0;
+            memcpy(&bits, &v[(4 * i + j) * kPerWord + e], sizeof(T));
+            w[j] |= bits << (8 * sizeof(T) * e);
+          }
+        }
+        reinterpret_cast<uint4*>(dst)[i] = make_uint4(w[0], w[1], w[2], w[3]);
 #else
         std::memcpy(reinterpret_cast<char*>(dst) + 16 * i,
                     reinterpret_cast<const char*>(v) + 16 * i, 16);
