@@ -40,9 +40,9 @@ SLUICE_HOST_DEVICE inline void store_run(T* dst, const T (&v)[N], int n) {
     if (n == N && (reinterpret_cast<uintptr_t>(dst) & 15u) == 0) {
       SLUICE_UNROLL
       for (int i = 0; i < kBytes / 16; ++i) {
-#if defined(__CUDA_ARCH__)
-        // Packed element by element: copying the array as bytes would make it addressable and
-        // push it to local memory.
+        // Packed element by element (little-endian): copying the array as bytes would make it
+        // addressable and push it to local memory. The host runs the same packing, so the
+        // emulation test covers it.
         constexpr int kPerWord = 4 / static_cast<int>(sizeof(T));
         uint32_t w[4];
         SLUICE_UNROLL
@@ -55,10 +55,10 @@ SLUICE_HOST_DEVICE inline void store_run(T* dst, const T (&v)[N], int n) {
             w[j] |= bits << (8 * sizeof(T) * e);
           }
         }
+#if defined(__CUDA_ARCH__)
         reinterpret_cast<uint4*>(dst)[i] = make_uint4(w[0], w[1], w[2], w[3]);
 #else
-        std::memcpy(reinterpret_cast<char*>(dst) + 16 * i,
-                    reinterpret_cast<const char*>(v) + 16 * i, 16);
+        std::memcpy(reinterpret_cast<char*>(dst) + 16 * i, w, 16);
 #endif
       }
       return;
