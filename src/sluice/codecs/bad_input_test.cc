@@ -161,7 +161,7 @@ TEST(BadInput, BitFlipsNeverCrash) {
       for (int i = 0; i < flips; ++i) bytes[rng() % bytes.size()] ^= uint8_t(1u << (rng() % 8));
       DecodeParams p;
       p.color = static_cast<OutputColor>(trial % 5);
-      if (trial % 3 == 0) p.crop = CropWindow{1, 1, 5, 7};
+      if (trial % 3 == 0) p.crop = CropWindow{1, 1, 7, 5};
       const Outcome o = try_decode(bytes, scratch, nullptr, p);
       (o == Outcome::kDecoded ? decoded : errors)++;
     }

@@ -152,7 +152,7 @@ TEST(BmpDecoder, AllSupportedLayoutsRoundTrip) {
     // Crop + 16-bit output.
     DecoderScratch scratch;
     DecodeParams p;
-    p.crop = CropWindow{3, 1, 7, 3};
+    p.crop = CropWindow{1, 3, 3, 7};
     p.dtype = DType::kUInt16;
     const Image cropped = decode(file, p, scratch);
     for (int y = 0; y < 3; ++y)

@@ -69,7 +69,7 @@ PixelLayout output_layout(const ImageInfo& info, OutputColor color) {
 
 CropWindow output_window(const ImageInfo& info, const DecodeParams& p) {
   const ImageSize full = oriented_size(info, p.adjust_orientation);
-  if (!p.crop) return {0, 0, full.width, full.height};
+  if (!p.crop) return {0, 0, full.height, full.width};
   const CropWindow& c = *p.crop;
   if (c.w <= 0 || c.h <= 0 || c.x < 0 || c.y < 0 || c.x > full.width - c.w ||
       c.y > full.height - c.h) {

@@ -17,6 +17,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <string_view>
+#include "sluice/core/crop_window.h"
 
 namespace sluice::codecs {
 
@@ -141,13 +142,6 @@ struct ImageSize {
 };
 
 // A rectangle of pixels: columns [x, x + w), rows [y, y + h).
-struct CropWindow {
-  int64_t x = 0;
-  int64_t y = 0;
-  int64_t w = 0;
-  int64_t h = 0;
-  bool operator==(const CropWindow&) const = default;
-};
 
 // True for orientations 5..8 (the output is transposed).
 inline bool orientation_swaps_axes(int orientation) {

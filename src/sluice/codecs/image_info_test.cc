@@ -299,7 +299,7 @@ TEST(ImageInfo, OrientedSizeAndWindowMappingRoundTrip) {
       for (int64_t x = 0; x < s.width; ++x)
         for (int64_t h = 1; y + h <= s.height; ++h)
           for (int64_t w = 1; x + w <= s.width; ++w) {
-            const CropWindow win{x, y, w, h};
+            const CropWindow win{y, x, h, w};
             const CropWindow r = oriented_to_raw(win, {7, 4}, o);
             ASSERT_TRUE(r.x >= 0 && r.y >= 0 && r.x + r.w <= 7 && r.y + r.h <= 4);
             ASSERT_EQ(r.w * r.h, w * h);

@@ -20,16 +20,16 @@ using testing::read_file;
 // Windows exercising the edges and odd positions of a W x H image, plus `random` seeded ones.
 std::vector<CropWindow> windows_for(int64_t W, int64_t H, int random, uint32_t seed) {
   std::vector<CropWindow> out = {
-      {0, 0, W, H},                            // everything
+      {0, 0, H, W},                            // everything
       {0, 0, 1, 1},                            // top-left pixel
-      {W - 1, H - 1, 1, 1},                    // bottom-right pixel
-      {0, 0, W, 1},         {0, H - 1, W, 1},  // first / last row
-      {0, 0, 1, H},         {W - 1, 0, 1, H},  // first / last column
+      {H - 1, W - 1, 1, 1},                    // bottom-right pixel
+      {0, 0, 1, W},         {H - 1, 0, 1, W},  // first / last row
+      {0, 0, H, 1},         {0, W - 1, H, 1},  // first / last column
   };
   auto add = [&](int64_t x, int64_t y, int64_t w, int64_t h) {
     x = std::clamp<int64_t>(x, 0, W - 1), y = std::clamp<int64_t>(y, 0, H - 1);
     w = std::clamp<int64_t>(w, 1, W - x), h = std::clamp<int64_t>(h, 1, H - y);
-    out.push_back({x, y, w, h});
+    out.push_back({y, x, h, w});
   };
   // Around iMCU boundaries (8, 16, 32 pixels) and odd offsets.
   for (int64_t o : {1, 7, 8, 9, 15, 16, 17, 31, 33}) {

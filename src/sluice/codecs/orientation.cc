@@ -17,19 +17,19 @@ CropWindow oriented_to_raw(const CropWindow& o, ImageSize raw, int orientation) 
   const int64_t W = raw.width, H = raw.height;
   switch (orientation) {
     case 2:
-      return {W - o.x - o.w, o.y, o.w, o.h};
+      return {o.y, W - o.x - o.w, o.h, o.w};
     case 3:
-      return {W - o.x - o.w, H - o.y - o.h, o.w, o.h};
+      return {H - o.y - o.h, W - o.x - o.w, o.h, o.w};
     case 4:
-      return {o.x, H - o.y - o.h, o.w, o.h};
+      return {H - o.y - o.h, o.x, o.h, o.w};
     case 5:
-      return {o.y, o.x, o.h, o.w};
+      return {o.x, o.y, o.w, o.h};
     case 6:
-      return {o.y, H - o.x - o.w, o.h, o.w};
+      return {H - o.x - o.w, o.y, o.w, o.h};
     case 7:
-      return {W - o.y - o.h, H - o.x - o.w, o.h, o.w};
+      return {H - o.x - o.w, W - o.y - o.h, o.w, o.h};
     case 8:
-      return {W - o.y - o.h, o.x, o.h, o.w};
+      return {o.x, W - o.y - o.h, o.w, o.h};
     default:
       return o;
   }
@@ -39,19 +39,19 @@ CropWindow raw_to_oriented(const CropWindow& r, ImageSize raw, int orientation) 
   const int64_t W = raw.width, H = raw.height;
   switch (orientation) {
     case 2:
-      return {W - r.x - r.w, r.y, r.w, r.h};
-    case 3:
-      return {W - r.x - r.w, H - r.y - r.h, r.w, r.h};
-    case 4:
-      return {r.x, H - r.y - r.h, r.w, r.h};
-    case 5:
-      return {r.y, r.x, r.h, r.w};
-    case 6:
-      return {H - r.y - r.h, r.x, r.h, r.w};
-    case 7:
-      return {H - r.y - r.h, W - r.x - r.w, r.h, r.w};
-    case 8:
       return {r.y, W - r.x - r.w, r.h, r.w};
+    case 3:
+      return {H - r.y - r.h, W - r.x - r.w, r.h, r.w};
+    case 4:
+      return {H - r.y - r.h, r.x, r.h, r.w};
+    case 5:
+      return {r.x, r.y, r.w, r.h};
+    case 6:
+      return {r.x, H - r.y - r.h, r.w, r.h};
+    case 7:
+      return {W - r.x - r.w, H - r.y - r.h, r.w, r.h};
+    case 8:
+      return {W - r.x - r.w, r.y, r.w, r.h};
     default:
       return r;
   }

@@ -275,9 +275,9 @@ TEST(PngDecoder, CropMatchesFullDecode) {
       DecodeParams p;
       p.color = c;
       const Image full = decode(bytes, p, scratch);
-      for (CropWindow w : {CropWindow{0, 0, 1, 1}, CropWindow{3, 5, 7, 9},
-                           CropWindow{full.width - 2, full.height - 3, 2, 3},
-                           CropWindow{1, 0, full.width - 1, full.height}}) {
+      for (CropWindow w : {CropWindow{0, 0, 1, 1}, CropWindow{5, 3, 9, 7},
+                           CropWindow{full.height - 3, full.width - 2, 3, 2},
+                           CropWindow{0, 1, full.height, full.width - 1}}) {
         p.crop = w;
         ASSERT_EQ(first_difference(decode(bytes, p, scratch), crop(full, w)), "")
             << w.x << "," << w.y << "," << w.w << "," << w.h;

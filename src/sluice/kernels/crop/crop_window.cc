@@ -7,10 +7,6 @@
 
 namespace sluice {
 
-std::string to_string(const CropWindow& w) {
-  return make_string("CropWindow{y=", w.y, ", x=", w.x, ", h=", w.h, ", w=", w.w, "}");
-}
-
 OutOfBoundsPolicy parse_out_of_bounds_policy(std::string_view name) {
   if (name == "error") return OutOfBoundsPolicy::kError;
   if (name == "pad") return OutOfBoundsPolicy::kPad;

@@ -10,28 +10,12 @@
 #include <ostream>
 #include <string>
 #include <string_view>
+#include "sluice/core/crop_window.h"
 
 namespace sluice {
 
 // A rectangle of an image in pixels: rows [y, y + h), columns [x, x + w). y and x may be negative
 // and the rectangle may reach past the image (then the out-of-bounds policy decides); h, w >= 0.
-struct CropWindow {
-  int64_t y = 0;
-  int64_t x = 0;
-  int64_t h = 0;
-  int64_t w = 0;
-
-  friend bool operator==(const CropWindow&, const CropWindow&) = default;
-  // True when the window lies inside an image of `height` x `width`.
-  bool inside(int64_t height, int64_t width) const {
-    return y >= 0 && x >= 0 && y + h <= height && x + w <= width;
-  }
-};
-
-std::string to_string(const CropWindow& w);  // "CropWindow{y=.., x=.., h=.., w=..}"
-inline std::ostream& operator<<(std::ostream& os, const CropWindow& w) {
-  return os << to_string(w);
-}
 
 // What to do with the part of a window outside the image (DALI's `out_of_bounds_policy`).
 enum class OutOfBoundsPolicy : uint8_t {
