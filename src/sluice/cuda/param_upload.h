@@ -20,6 +20,15 @@ class ParamUpload {
   explicit ParamUpload(int device);
   void* upload(const void* data, size_t bytes, StreamHandle stream);
 
+  // For kernels that stage their own descriptors: a pinned page and a device buffer of `bytes`,
+  // free to write now; call end() once the copy from the page has been queued on `stream`.
+  struct Pages {
+    void* pinned;
+    void* device;
+  };
+  Pages begin(size_t bytes, StreamHandle stream);
+  void end(StreamHandle stream);
+
   template <typename T>
   T* upload(const std::vector<T>& v, StreamHandle stream) {
     return static_cast<T*>(upload(v.data(), v.size() * sizeof(T), stream));
@@ -35,6 +44,7 @@ class ParamUpload {
   int device_;
   Page pages_[2];
   int next_ = 0;
+  Page* open_ = nullptr;
 };
 
 }  // namespace sluice::cuda

@@ -11,18 +11,29 @@ ParamUpload::ParamUpload(int device) : device_(device) {
   }
 }
 
-void* ParamUpload::upload(const void* data, size_t bytes, StreamHandle stream) {
+ParamUpload::Pages ParamUpload::begin(size_t bytes, StreamHandle stream) {
   Page& p = pages_[next_];
   next_ ^= 1;
   if (p.used) p.done.synchronize();
   p.pinned.resize(bytes);
   p.device.set_stream(stream);
   p.device.resize(bytes);
-  if (bytes) std::memcpy(p.pinned.data(), data, bytes);
-  memcpy_async(p.device.data(), p.pinned.data(), bytes, stream);
-  p.done.record(stream);
-  p.used = true;
-  return p.device.data();
+  open_ = &p;
+  return {p.pinned.data(), p.device.data()};
+}
+
+void ParamUpload::end(StreamHandle stream) {
+  open_->done.record(stream);
+  open_->used = true;
+  open_ = nullptr;
+}
+
+void* ParamUpload::upload(const void* data, size_t bytes, StreamHandle stream) {
+  Pages pages = begin(bytes, stream);
+  if (bytes) std::memcpy(pages.pinned, data, bytes);
+  memcpy_async(pages.device, pages.pinned, bytes, stream);
+  end(stream);
+  return pages.device;
 }
 
 }  // namespace sluice::cuda
