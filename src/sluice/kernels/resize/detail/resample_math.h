@@ -9,7 +9,7 @@
 // the *_rn helpers, which on the device are the explicit round-to-nearest intrinsics: nvcc would
 // otherwise contract a * b + c into an FMA, and the host compiler (ISO C++ mode, x86-64 baseline)
 // does not. sin and exp are evaluated by polynomials written here rather than by libm / CUDA's
-// math library, whose last-bit rounding differs. Their accuracy (a few ulp of double) is far
+// math library, whose last-bit rounding differs. Their accuracy (a few 1e-15 relative) is far
 // below what the float or 22-bit fixed-point coefficients keep, so the results still match
 // Pillow's (which uses libm) in practice; the offline comparison found no difference.
 
@@ -82,7 +82,7 @@ SLUICE_HOST_DEVICE inline double sin_pi(double t) {
 }
 
 // exp(-v) for 0 <= v <= 4: Taylor series of exp(u), u = -v / 16 (exact), to degree 12
-// (error < 3e-18), then squared four times.
+// (error < 3e-18), then squared four times (relative error < 4e-15).
 SLUICE_HOST_DEVICE inline double exp_neg_small(double v) {
   const double u = mul_rn(v, -0.0625);
   constexpr double kInvFactorials[] = {2.08767569878681e-09,
