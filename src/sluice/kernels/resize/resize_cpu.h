@@ -18,48 +18,9 @@
 #include <cstdint>
 #include <span>
 
-#include "sluice/core/dtype.h"
-#include "sluice/kernels/resize/resample_filter.h"
-#include "sluice/kernels/resize/resize_geometry.h"
+#include "sluice/kernels/resize/resize_params.h"
 
 namespace sluice::kernels {
-
-// An interleaved image: pixel (y, x) channel c is at data[y * row_stride + x * channels + c].
-struct HwcImage {
-  void* data = nullptr;
-  DType type = DType::kUInt8;
-  int64_t height = 0;
-  int64_t width = 0;
-  int64_t channels = 0;
-  int64_t row_stride = 0;  // elements from one row to the next; 0 means width * channels
-};
-
-struct ConstHwcImage {
-  const void* data = nullptr;
-  DType type = DType::kUInt8;
-  int64_t height = 0;
-  int64_t width = 0;
-  int64_t channels = 0;
-  int64_t row_stride = 0;  // elements from one row to the next; 0 means width * channels
-
-  ConstHwcImage() = default;
-  ConstHwcImage(const void* d, DType t, int64_t h, int64_t w, int64_t c, int64_t stride = 0)
-      : data(d), type(t), height(h), width(w), channels(c), row_stride(stride) {}
-  ConstHwcImage(const HwcImage& im)  // NOLINT(google-explicit-constructor): view conversion
-      : data(im.data),
-        type(im.type),
-        height(im.height),
-        width(im.width),
-        channels(im.channels),
-        row_stride(im.row_stride) {}
-};
-
-// What to compute for one sample: the output extent and source window (usually from
-// compute_resize_geometry) and the filters.
-struct ResizeSampleParams {
-  ResizeGeometry geometry;
-  ResampleFilters filters;
-};
 
 // Bytes of scratch resize_cpu() needs for these arguments (data pointers are not read).
 // Throws InvalidArgument for arguments resize_cpu() would refuse.

@@ -9,9 +9,7 @@
 #include "sluice/core/float16.h"
 #include "sluice/kernels/resize/resample_filter.h"
 
-#if !defined(__CUDA_ARCH__)
 #include <cmath>
-#endif
 
 namespace sluice::kernels::detail {
 
@@ -84,10 +82,21 @@ SLUICE_HOST_DEVICE inline float to_intermediate(float acc, float*) {
   return acc;
 }
 
-// The fused normalisation: (v - mean) * mul + shift, mul = scale / stddev (see
-// normalize_multiplier), each step rounded, no FMA.
-SLUICE_HOST_DEVICE inline float normalize_value(float v, float mean, float mul, float shift) {
-  return fadd_rn(fmul_rn(fsub_rn(v, mean), mul), shift);
+// The fused normalisation, with the arithmetic of the project's crop_mirror_normalize
+// (kernels/crop/crop_math.h, Note [Normalization order]) so that the fused path equals resize
+// followed by crop_mirror_normalize bit for bit: out = fma(v - mean, k, shift) with
+// k = float(double(scale) / double(stddev)) computed on the host. fma is correctly rounded on
+// both sides (std::fma, __fmaf_rn), so no compiler contraction can make them differ.
+inline float normalize_multiplier(float scale, float stddev) {
+  return static_cast<float>(static_cast<double>(scale) / static_cast<double>(stddev));
+}
+
+SLUICE_HOST_DEVICE inline float normalize_value(float v, float mean, float k, float shift) {
+#if defined(__CUDA_ARCH__)
+  return __fmaf_rn(__fsub_rn(v, mean), k, shift);
+#else
+  return std::fma(v - mean, k, shift);
+#endif
 }
 
 }  // namespace sluice::kernels::detail
