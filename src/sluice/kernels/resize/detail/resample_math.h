@@ -18,9 +18,7 @@
 #include "sluice/core/float16.h"  // SLUICE_HOST_DEVICE
 #include "sluice/kernels/resize/resample_filter.h"
 
-#if !defined(__CUDA_ARCH__)
 #include <cmath>
-#endif
 
 namespace sluice::kernels::detail {
 
