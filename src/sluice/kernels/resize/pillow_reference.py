@@ -163,6 +163,7 @@ EMBED_CASES = [
 def embed(photo):
     im = Image.open(photo).convert("RGB")
     patch = im.crop((40, 52, 56, 64))  # 16x12
+    print("// clang-format off")
     print(f"// 16x12 RGB patch of {os.path.basename(photo)} (pixels (40, 52) to (56, 64)),")
     print("// decoded by Pillow " + Image.__version__ + ".")
     print(c_array("kPatch", np.asarray(patch)))
@@ -173,6 +174,7 @@ def embed(photo):
                         "LANCZOS3": "LANCZOS"}[fname_s]
             print(f"// Pillow: patch.resize({size}, Image.{pil_name}, box={box})")
             print(c_array(f"{label}{fname_s.capitalize()}", out))
+    print("// clang-format on")
 
 
 if __name__ == "__main__":

@@ -7,6 +7,7 @@
 
 namespace sluice::kernels::pillow_data {
 
+// clang-format off
 // 16x12 RGB patch of pillow_hopper.jpg (pixels (40, 52) to (56, 64)),
 // decoded by Pillow 9.4.0.
 inline constexpr uint8_t kPatch[] = {
@@ -275,4 +276,5 @@ inline constexpr uint8_t kBoxLanczos3[] = {
     221, 137, 99, 182, 90, 58, 241, 176, 145, 198, 127, 100, 213, 140, 94, 217, 144, 99, 193, 112, 70, 147, 58, 23,
     148, 87, 61, 122, 65, 41, 213, 146, 101, 225, 153, 109, 183, 105, 61, 170, 84, 47};
 
+// clang-format on
 }  // namespace sluice::kernels::pillow_data
