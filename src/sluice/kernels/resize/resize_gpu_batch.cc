@@ -125,8 +125,8 @@ SampleLayout layout_sample(const GpuPlanSample& s, int64_t C, bool fixed, bool f
   l.bytes = off;
   l.tiles_x = static_cast<int32_t>(div_up(cw, kTileW));
   l.coef_blocks = div_up(cw + ch, kCoefBlock);
-  l.h_blocks = l.tiles_x * div_up(rows, kTileH);
-  l.v_blocks = l.tiles_x * div_up(ch, kTileH);
+  l.h_blocks = l.tiles_x * div_up(rows, kTileRows);
+  l.v_blocks = l.tiles_x * div_up(ch, kTileRows);
   return l;
 }
 

@@ -8,10 +8,11 @@
 //   1. copy the header (descriptors + block maps) from host scratch to device scratch;
 //   2. coefficient kernel: one thread per output column / row of every sample writes that
 //      pixel's taps and weights (detail::axis_entry, bit-identical to the CPU reference);
-//   3. horizontal pass: one thread per pixel of the intermediate image (output columns x the
-//      input rows the vertical pass reads), in 32 x 8 tiles;
-//   4. vertical pass: one thread per output pixel, in 32 x 8 tiles, ending in the epilogue
-//      (uint8, float, or normalised float / half, HWC or CHW, mirrored).
+//   3. horizontal pass over the intermediate image (output columns x the input rows the
+//      vertical pass reads), in tiles of 32 columns x 32 rows: a block of 32 x 8 threads, each
+//      thread one column and 4 rows (amortising the block's sample lookup);
+//   4. vertical pass over the output, in the same tiles, ending in the epilogue (uint8, float,
+//      or normalised float / half, HWC or CHW, mirrored).
 // Each launch covers the whole batch: blocks are numbered sample after sample, and a block finds
 // its sample by binary search in the prefix sums *_block_begin (N + 1 entries each).
 // Device scratch: [header][per sample: h_first, h_count, h_weights, v_first, v_count,
@@ -29,8 +30,10 @@
 
 namespace sluice::kernels::detail {
 
-inline constexpr int kTileW = 32;       // tile width, pixels (one warp)
-inline constexpr int kTileH = 8;        // tile height, rows (warps per block)
+inline constexpr int kTileW = 32;         // tile width, pixels (one warp)
+inline constexpr int kTileH = 8;          // warps per block (threadIdx.y)
+inline constexpr int kRowsPerThread = 4;  // rows each thread computes, kTileH apart
+inline constexpr int kTileRows = kTileH * kRowsPerThread;  // tile height, rows
 inline constexpr int kCoefBlock = 256;  // threads per block of the coefficient kernel
 
 // What the vertical pass writes.

@@ -85,15 +85,8 @@ using TmpOf = std::conditional_t<std::is_same_v<W, int32_t>, uint8_t, float>;
 // Horizontal pass: intermediate pixel (r, x) = input row tmp_row_begin + r filtered around
 // output column x.
 template <int C, typename W>
-SLUICE_HOST_DEVICE inline void h_pass_thread(const GpuBatch& b, int32_t block, int32_t tx,
-                                             int32_t ty) {
+SLUICE_HOST_DEVICE inline void h_pass_pixel(const GpuSampleDesc& d, int32_t x, int32_t r) {
   using Tmp = TmpOf<W>;
-  const int32_t s = find_sample(b.h_block_begin, b.num_samples, block);
-  const GpuSampleDesc& d = b.samples[s];
-  const int32_t t = block - load_ro(b.h_block_begin + s);
-  const int32_t x = (t % d.h_tiles_x) * kTileW + tx;
-  const int32_t r = (t / d.h_tiles_x) * kTileH + ty;
-  if (x >= d.h.out_count || r >= d.tmp_rows) return;
   const int32_t first = load_ro(d.h_first + x);
   const int32_t n = load_ro(d.h_count + x);
   const W* w = static_cast<const W*>(d.h_weights) + x;
@@ -114,6 +107,23 @@ SLUICE_HOST_DEVICE inline void h_pass_thread(const GpuBatch& b, int32_t block, i
              static_cast<int64_t>(x) * C;
   SLUICE_UNROLL
   for (int c = 0; c < C; c++) dst[c] = to_intermediate(acc[c], dst);
+}
+
+// Thread (tx, ty) of horizontal-pass block `block`: column tx, rows ty + k * kTileH of the tile.
+template <int C, typename W>
+SLUICE_HOST_DEVICE inline void h_pass_thread(const GpuBatch& b, int32_t block, int32_t tx,
+                                             int32_t ty) {
+  const int32_t s = find_sample(b.h_block_begin, b.num_samples, block);
+  const GpuSampleDesc& d = b.samples[s];
+  const int32_t t = block - load_ro(b.h_block_begin + s);
+  const int32_t x = (t % d.h_tiles_x) * kTileW + tx;
+  const int32_t r0 = (t / d.h_tiles_x) * kTileRows + ty;
+  if (x >= d.h.out_count) return;
+  for (int32_t k = 0; k < kRowsPerThread; k++) {
+    const int32_t r = r0 + k * kTileH;
+    if (r >= d.tmp_rows) return;
+    h_pass_pixel<C, W>(d, x, r);
+  }
 }
 
 // ---- Epilogues of the vertical pass: store output pixel (y, x) from its accumulators ----
@@ -171,15 +181,8 @@ struct StoreNormalized {
 
 // Vertical pass: output pixel (y, x) = intermediate rows around output row y, column x.
 template <int C, typename W, typename Epilogue>
-SLUICE_HOST_DEVICE inline void v_pass_thread(const GpuBatch& b, int32_t block, int32_t tx,
-                                             int32_t ty) {
+SLUICE_HOST_DEVICE inline void v_pass_pixel(const GpuSampleDesc& d, int32_t x, int32_t y) {
   using Tmp = TmpOf<W>;
-  const int32_t s = find_sample(b.v_block_begin, b.num_samples, block);
-  const GpuSampleDesc& d = b.samples[s];
-  const int32_t t = block - load_ro(b.v_block_begin + s);
-  const int32_t x = (t % d.v_tiles_x) * kTileW + tx;
-  const int32_t y = (t / d.v_tiles_x) * kTileH + ty;
-  if (x >= d.h.out_count || y >= d.v.out_count) return;
   const int32_t first = load_ro(d.v_first + y) - d.tmp_row_begin;
   const int32_t n = load_ro(d.v_count + y);
   const W* w = static_cast<const W*>(d.v_weights) + static_cast<int64_t>(y) * d.v.max_taps;
@@ -195,6 +198,23 @@ SLUICE_HOST_DEVICE inline void v_pass_thread(const GpuBatch& b, int32_t block, i
     for (int c = 0; c < C; c++) acc[c] = accumulate(acc[c], static_cast<W>(load_ro(row + c)), k);
   }
   Epilogue::store(d, y, x, acc);
+}
+
+// Thread (tx, ty) of vertical-pass block `block`: column tx, rows ty + k * kTileH of the tile.
+template <int C, typename W, typename Epilogue>
+SLUICE_HOST_DEVICE inline void v_pass_thread(const GpuBatch& b, int32_t block, int32_t tx,
+                                             int32_t ty) {
+  const int32_t s = find_sample(b.v_block_begin, b.num_samples, block);
+  const GpuSampleDesc& d = b.samples[s];
+  const int32_t t = block - load_ro(b.v_block_begin + s);
+  const int32_t x = (t % d.v_tiles_x) * kTileW + tx;
+  const int32_t y0 = (t / d.v_tiles_x) * kTileRows + ty;
+  if (x >= d.h.out_count) return;
+  for (int32_t k = 0; k < kRowsPerThread; k++) {
+    const int32_t y = y0 + k * kTileH;
+    if (y >= d.v.out_count) return;
+    v_pass_pixel<C, W, Epilogue>(d, x, y);
+  }
 }
 
 // Calls runner.template run<C, W, Epilogue>() for the batch's channel count and epilogue: the
