@@ -87,16 +87,21 @@ struct DeviceBatch {
   std::vector<size_t> out_bytes;
 };
 
-DeviceBatch upload(const std::vector<TestSample>& batch, const std::vector<size_t>& out_bytes) {
+// Uploads and poisons on `stream` (a non-blocking stream does not wait for the legacy default
+// stream, so plain cudaMemcpy / cudaMemset would race with the kernels).
+DeviceBatch upload(const std::vector<TestSample>& batch, const std::vector<size_t>& out_bytes,
+                   cuda::Stream& stream) {
+  auto s = static_cast<cudaStream_t>(stream.get());
   DeviceBatch d;
   d.out_bytes = out_bytes;
   for (size_t i = 0; i < batch.size(); i++) {
     d.inputs.emplace_back(batch[i].in.size());
-    SLUICE_CUDA_CHECK(cudaMemcpy(d.inputs.back().get(), batch[i].in.data(), batch[i].in.size(),
-                                 cudaMemcpyHostToDevice));
+    SLUICE_CUDA_CHECK(cudaMemcpyAsync(d.inputs.back().get(), batch[i].in.data(), batch[i].in.size(),
+                                      cudaMemcpyHostToDevice, s));
     d.outputs.emplace_back(out_bytes[i] + kGuard);
-    SLUICE_CUDA_CHECK(cudaMemset(d.outputs.back().get(), kPoison, out_bytes[i] + kGuard));
+    SLUICE_CUDA_CHECK(cudaMemsetAsync(d.outputs.back().get(), kPoison, out_bytes[i] + kGuard, s));
   }
+  stream.synchronize();  // the host vectors may go away after this
   return d;
 }
 
@@ -152,7 +157,7 @@ void run_resize(cuda::Stream& stream, const std::vector<TestSample>& batch, int 
     out_bytes.push_back(s.params.geometry.out_h * s.params.geometry.out_w * C * elem);
     refs.push_back(resize_test::reference_resize(s, C, type));
   }
-  DeviceBatch d = upload(batch, out_bytes);
+  DeviceBatch d = upload(batch, out_bytes, stream);
   std::vector<ResizeGpuSample> samples;
   for (size_t i = 0; i < batch.size(); i++) {
     samples.push_back({static_cast<const uint8_t*>(d.inputs[i].get()), batch[i].in_h, batch[i].in_w,
@@ -162,7 +167,8 @@ void run_resize(cuda::Stream& stream, const std::vector<TestSample>& batch, int 
   PinnedMemory host(need.host_bytes);
   DeviceMemory device(need.device_bytes);
   // Stale tables or intermediates would show up as poison.
-  SLUICE_CUDA_CHECK(cudaMemset(device.get(), 0xAB, need.device_bytes));
+  SLUICE_CUDA_CHECK(cudaMemsetAsync(device.get(), 0xAB, need.device_bytes,
+                                    static_cast<cudaStream_t>(stream.get())));
   resize_gpu(samples, C, type, {host.get(), need.host_bytes, device.get(), need.device_bytes},
              stream.get());
   stream.synchronize();
@@ -210,7 +216,7 @@ void run_fused(cuda::Stream& stream, const std::vector<TestSample>& batch, int C
     out_bytes.push_back(c.height * c.width * C * elem);
     refs.push_back(resize_test::reference_fused(s, C, layout, type));
   }
-  DeviceBatch d = upload(batch, out_bytes);
+  DeviceBatch d = upload(batch, out_bytes, stream);
   std::vector<ResizeNormalizeGpuSample> samples;
   for (size_t i = 0; i < batch.size(); i++) {
     samples.push_back({static_cast<const uint8_t*>(d.inputs[i].get()), batch[i].in_h, batch[i].in_w,
@@ -220,7 +226,8 @@ void run_fused(cuda::Stream& stream, const std::vector<TestSample>& batch, int C
   const GpuScratchSizes need = resize_normalize_gpu_scratch_sizes(samples, C, layout, type);
   PinnedMemory host(need.host_bytes);
   DeviceMemory device(need.device_bytes);
-  SLUICE_CUDA_CHECK(cudaMemset(device.get(), 0xAB, need.device_bytes));
+  SLUICE_CUDA_CHECK(cudaMemsetAsync(device.get(), 0xAB, need.device_bytes,
+                                    static_cast<cudaStream_t>(stream.get())));
   resize_normalize_gpu(samples, C, layout, type,
                        {host.get(), need.host_bytes, device.get(), need.device_bytes},
                        stream.get());
@@ -253,7 +260,7 @@ TEST_F(ResizeGpu, ScratchReuseAcrossBatches) {
   std::vector<size_t> bytes_a, bytes_b;
   for (auto& s : a) bytes_a.push_back(s.params.geometry.out_h * s.params.geometry.out_w * C);
   for (auto& s : b) bytes_b.push_back(s.params.geometry.out_h * s.params.geometry.out_w * C);
-  DeviceBatch da = upload(a, bytes_a), db = upload(b, bytes_b);
+  DeviceBatch da = upload(a, bytes_a, stream_), db = upload(b, bytes_b, stream_);
   auto samples_of = [](const std::vector<TestSample>& t, const DeviceBatch& d) {
     std::vector<ResizeGpuSample> s;
     for (size_t i = 0; i < t.size(); i++) {
@@ -306,7 +313,7 @@ TEST_F(ResizeGpu, TrainingBatchThroughput) {
     s.norm.stddev = {58.395f, 57.12f, 57.375f, 1};
   }
   std::vector<size_t> out_bytes(kBatch, 224 * 224 * C * 4);
-  DeviceBatch d = upload(batch, out_bytes);
+  DeviceBatch d = upload(batch, out_bytes, stream_);
   std::vector<ResizeNormalizeGpuSample> fused;
   std::vector<ResizeGpuSample> plain;
   for (int i = 0; i < kBatch; i++) {
