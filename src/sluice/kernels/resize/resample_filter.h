@@ -6,6 +6,8 @@
 // resampling] in resample_filter.cc): separable, every output pixel has its own normalised
 // coefficient table over a contiguous run of input pixels, the filter support is widened by the
 // downscale factor (antialiasing) and taps outside the image are dropped, not clamped.
+//
+// Thread safety: pure functions.
 
 #include <cstdint>
 #include <string_view>

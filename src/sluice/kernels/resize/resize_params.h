@@ -1,6 +1,6 @@
 #pragma once
 // Parameter types shared by the resize kernels (CPU reference, CUDA, fused resize + normalize).
-// Plain C++ (no CUDA types).
+// Plain C++ (no CUDA types); plain values, no shared state. Views do not own their data.
 
 #include <array>
 #include <cstdint>
