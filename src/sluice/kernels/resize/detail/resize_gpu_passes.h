@@ -21,11 +21,14 @@
 #include <cuda_fp16.h>
 #endif
 
-// Unrolls the channel loops in device code (host compilers do not know the pragma).
+// Unrolls the channel loops in device code (host compilers do not know the pragma). The same
+// definition as kernels/crop's.
+#ifndef SLUICE_UNROLL
 #if defined(__CUDA_ARCH__)
 #define SLUICE_UNROLL _Pragma("unroll")
 #else
 #define SLUICE_UNROLL
+#endif
 #endif
 
 namespace sluice::kernels::detail {
