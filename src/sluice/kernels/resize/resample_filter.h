@@ -31,7 +31,9 @@ enum class ResampleFilter : uint8_t {
 ResampleFilter parse_resample_filter(std::string_view name);
 std::string_view resample_filter_name(ResampleFilter filter);  // "NN", "LINEAR", ...
 
-// Filter choice for one sample (fn.resize's min_filter, mag_filter, antialias).
+// Filter choice for one sample (fn.resize's min_filter, mag_filter, antialias). DALI's
+// interp_type sets both filters unless min_filter / mag_filter are given; the defaults (LINEAR,
+// antialias) equal DALI's, which turns LINEAR into TRIANGULAR when downscaling.
 struct ResampleFilters {
   ResampleFilter min_filter = ResampleFilter::kLinear;  // used on axes that are downscaled
   ResampleFilter mag_filter = ResampleFilter::kLinear;  // used on axes that are not
