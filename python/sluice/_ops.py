@@ -75,9 +75,9 @@ class OpInstance:
         n = s["num_outputs"] if n is None else n
         out_device = "cpu" if device == "cpu" else "gpu"
         self.outputs = [DataNode(f"{self.name}[{i}]", out_device, self) for i in range(n)]
-        self.pipeline = Pipeline.current()
-        if self.pipeline is not None:
-            self.pipeline._register_op(self)
+        current = Pipeline.current()  # not stored: no reference cycle keeps pipelines alive
+        if current is not None:
+            current._register_op(self)
 
     def to_json(self):
         return {

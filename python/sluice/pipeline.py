@@ -333,6 +333,8 @@ class Pipeline:
         self._check_api("run")
         for name, data in feed.items():
             self.feed_input(name, data)
+        if self._backend is not None:
+            self._backend.release_outputs()  # room for the next iteration
         self._schedule()
         return self.outputs()
 

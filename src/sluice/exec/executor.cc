@@ -379,8 +379,14 @@ void Executor::schedule_run() {
   ++scheduled_;
   cv_.notify_all();
   if (!params_.async) {
+    // Synchronous mode: the iteration runs before this returns, unless the queue is full of
+    // outputs the consumer has not released (then it runs when they are).
     int64_t target = scheduled_;
-    cv_.wait(lk, [&] { return stop_ || produced_ >= target || failed_; });
+    int depth = has_gpu_stage() ? params_.gpu_queue_depth : params_.cpu_queue_depth;
+    cv_.wait(lk, [&] {
+      return stop_ || produced_ >= target || failed_ ||
+             static_cast<int>(outputs_.size() + held_.size()) >= depth;
+    });
   }
 }
 

@@ -1,5 +1,8 @@
 #include "sluice/exec/operator.h"
 
+#include <atomic>
+#include <mutex>
+
 namespace sluice {
 
 const TensorList* Workspace::arg_input(std::string_view name) const {
@@ -17,16 +20,32 @@ std::string Workspace::sample_context(int sample) const {
 }
 
 void Workspace::for_each_sample(const std::function<void(int, int)>& fn, int inline_below) {
+  // The error reported is always the one of the lowest failing sample, whatever the thread
+  // timing: samples above a known failure are skipped, those below it still run.
+  const int n = batch_size();
+  std::atomic<int> first_failed{n};
+  std::vector<std::exception_ptr> errors;
+  std::mutex mu;
   ctx_.pool->parallel_for(
-      batch_size(),
-      [&](int64_t i, int thread) {
+      n,
+      [&](int64_t i64, int thread) {
+        const int i = static_cast<int>(i64);
+        if (i > first_failed.load(std::memory_order_relaxed)) return;
         try {
-          fn(static_cast<int>(i), thread);
+          fn(i, thread);
         } catch (...) {
-          rethrow_with_context(std::current_exception(), sample_context(static_cast<int>(i)));
+          std::lock_guard<std::mutex> lk(mu);
+          if (errors.empty()) errors.resize(n);
+          errors[i] = std::current_exception();
+          int prev = first_failed.load();
+          while (i < prev && !first_failed.compare_exchange_weak(prev, i)) {
+          }
         }
       },
       caller_slot_, inline_below);
+  if (first_failed.load() < n) {
+    rethrow_with_context(errors[first_failed.load()], sample_context(first_failed.load()));
+  }
 }
 
 OperatorRegistry& OperatorRegistry::instance() {

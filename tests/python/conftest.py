@@ -1,0 +1,40 @@
+import os
+import pathlib
+
+import pytest
+
+import sluice.backend
+
+
+def _shared_data():
+    env = os.environ.get("SLUICE_TEST_DATA")
+    if env:
+        return pathlib.Path(env) if pathlib.Path(env).is_dir() else None
+    p = pathlib.Path(__file__).resolve().parents[2] / ".." / "shared" / "data"
+    return p.resolve() if p.is_dir() else None
+
+
+HAS_GPU = sluice.backend.cuda_device_count() > 0
+
+
+def pytest_collection_modifyitems(config, items):
+    if HAS_GPU:
+        return
+    skip = pytest.mark.skip(reason="needs a CUDA device")
+    for item in items:
+        if "gpu" in item.keywords:
+            item.add_marker(skip)
+
+
+@pytest.fixture(scope="session")
+def shared_data():
+    """../shared/data (real photos, JPEG/PNG variants, bad files); skips when absent."""
+    d = _shared_data()
+    if d is None:
+        pytest.skip("../shared/data not found (set SLUICE_TEST_DATA)")
+    return d
+
+
+def native_threads():
+    """Threads of this process (engine threads included)."""
+    return len(os.listdir("/proc/self/task"))
