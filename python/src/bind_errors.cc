@@ -6,6 +6,8 @@
 
 #include <Python.h>
 
+#include <cstring>
+
 #include "bindings.h"
 #include "sluice/core/error.h"
 
@@ -47,27 +49,33 @@ void register_errors(nb::module_& m) {
       make_type(m, "SluiceNotImplementedError", g_errors.base, PyExc_NotImplementedError);
   g_errors.cancelled = make_type(m, "CancelledError", g_errors.base);
 
+  // Messages may quote bytes from corrupt files: decode them leniently so the message survives.
+  static auto set = [](PyObject* type, const char* what) {
+    PyObject* msg = PyUnicode_DecodeUTF8(what, static_cast<Py_ssize_t>(std::strlen(what)), "replace");
+    PyErr_SetObject(type, msg);
+    Py_XDECREF(msg);
+  };
   nb::register_exception_translator([](const std::exception_ptr& p, void*) {
     try {
       std::rethrow_exception(p);
     } catch (const EndOfData& e) {
-      PyErr_SetString(PyExc_StopIteration, e.what());
+      set(PyExc_StopIteration, e.what());
     } catch (const DecodeError& e) {
-      PyErr_SetString(g_errors.decode, e.what());
+      set(g_errors.decode, e.what());
     } catch (const InvalidArgument& e) {
-      PyErr_SetString(g_errors.invalid, e.what());
+      set(g_errors.invalid, e.what());
     } catch (const OutOfMemory& e) {
-      PyErr_SetString(g_errors.oom, e.what());
+      set(g_errors.oom, e.what());
     } catch (const IOError& e) {
-      PyErr_SetString(g_errors.io, e.what());
+      set(g_errors.io, e.what());
     } catch (const CudaError& e) {
-      PyErr_SetString(g_errors.cuda, e.what());
+      set(g_errors.cuda, e.what());
     } catch (const NotImplemented& e) {
-      PyErr_SetString(g_errors.not_impl, e.what());
+      set(g_errors.not_impl, e.what());
     } catch (const Cancelled& e) {
-      PyErr_SetString(g_errors.cancelled, e.what());
+      set(g_errors.cancelled, e.what());
     } catch (const Error& e) {
-      PyErr_SetString(g_errors.base, e.what());
+      set(g_errors.base, e.what());
     }
   });
 }

@@ -8,6 +8,7 @@
 // Not thread-safe: one instance per operator.
 
 #include <cstddef>
+#include <cstdint>
 #include <vector>
 
 #include "sluice/cuda/cuda_api.h"
@@ -20,13 +21,14 @@ class ParamUpload {
   explicit ParamUpload(int device);
   void* upload(const void* data, size_t bytes, StreamHandle stream);
 
-  // For kernels that stage their own descriptors: a pinned page and a device buffer of `bytes`,
-  // free to write now; call end() once the copy from the page has been queued on `stream`.
+  // For kernels that stage their own descriptors: a pinned page of `bytes` and a device buffer
+  // of `device_bytes` (default: the same), free to write now; call end() once the copy from the
+  // page has been queued on `stream`.
   struct Pages {
     void* pinned;
     void* device;
   };
-  Pages begin(size_t bytes, StreamHandle stream);
+  Pages begin(size_t bytes, StreamHandle stream, size_t device_bytes = SIZE_MAX);
   void end(StreamHandle stream);
 
   template <typename T>

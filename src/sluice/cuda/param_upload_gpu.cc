@@ -11,13 +11,13 @@ ParamUpload::ParamUpload(int device) : device_(device) {
   }
 }
 
-ParamUpload::Pages ParamUpload::begin(size_t bytes, StreamHandle stream) {
+ParamUpload::Pages ParamUpload::begin(size_t bytes, StreamHandle stream, size_t device_bytes) {
   Page& p = pages_[next_];
   next_ ^= 1;
   if (p.used) p.done.synchronize();
   p.pinned.resize(bytes);
   p.device.set_stream(stream);
-  p.device.resize(bytes);
+  p.device.resize(device_bytes == SIZE_MAX ? bytes : device_bytes);
   open_ = &p;
   return {p.pinned.data(), p.device.data()};
 }
