@@ -20,9 +20,10 @@ def _info(args):
 def main(argv=None):
     parser = argparse.ArgumentParser(prog="sluice", description="Sluice data pipelines for GPU training")
     sub = parser.add_subparsers(dest="command")
-    from sluice.tools import bench
+    from sluice.tools import bench, make_dataset
 
     bench.add_parser(sub)
+    make_dataset.add_parser(sub)
     sub.add_parser("info", help="build information and the list of operators").set_defaults(func=_info)
     args = parser.parse_args(argv)
     if not getattr(args, "func", None):

@@ -1,45 +1,286 @@
-"""``sluice bench``: throughput of a pipeline over generated data.
+"""``sluice bench``: Sluice against torchvision's DataLoader, side by side, on the same files.
 
-Until image operators exist this measures the engine itself: random generation, arithmetic and
-a cast over batches of image-sized tensors, reporting batches and samples per second.
+Every loader does the same work: random-resized-crop to 224, horizontal flip, normalisation, in
+batches of 256, delivered as float batches on the GPU when there is one (on the CPU otherwise).
+Each loader runs in its own child process (so memory and CPU time are its own): a warm-up, then
+whole epochs in steady state. Reported: images/s, ratio to each torchvision loader, CPU
+utilisation, peak RSS, device memory, time to first batch. Writes JSON and a PNG chart.
 """
 
+import json
+import os
+import pathlib
+import subprocess
+import sys
 import time
+
+LOADERS = ["sluice-cpu", "sluice-gpu", "torchvision-pil", "torchvision-tensor"]
+MEAN = [0.485 * 255, 0.456 * 255, 0.406 * 255]
+STD = [0.229 * 255, 0.224 * 255, 0.225 * 255]
 
 
 def add_parser(sub):
-    p = sub.add_parser("bench", help="measure pipeline throughput on this machine")
-    p.add_argument("--batch-size", "-b", type=int, default=64)
-    p.add_argument("--threads", type=int, default=None, help="worker threads (default: all cores)")
-    p.add_argument("--iterations", type=int, default=50)
-    p.add_argument("--size", type=int, default=224, help="square sample size")
+    p = sub.add_parser("bench", help="Sluice vs torchvision's DataLoader on this machine")
+    p.add_argument("--data", help="folder of class sub-folders of JPEGs (default: generated)")
+    p.add_argument("--images", type=int, default=2000, help="size of the generated dataset")
+    p.add_argument("--batch-size", "-b", type=int, default=256)
+    p.add_argument("--workers", type=int, default=os.cpu_count() or 1,
+                   help="threads (Sluice) / worker processes (torchvision); default: all cores")
+    p.add_argument("--epochs", type=int, default=1, help="timed epochs after the warm-up")
+    p.add_argument("--warmup", type=int, default=3, help="warm-up batches")
+    p.add_argument("--loaders", default=",".join(LOADERS), help="comma-separated subset")
+    p.add_argument("--threads", default=None,
+                   help="sweep Sluice's thread count, e.g. 1,2,4,8 (scaling efficiency)")
+    p.add_argument("--json", default="bench-results.json", help="where to write the results")
+    p.add_argument("--chart", default="bench-results.png", help="where to write the chart")
+    p.add_argument("--worker", help=argparse_suppress())
     p.set_defaults(func=run)
 
 
-def run(args):
-    import os
+def argparse_suppress():
+    import argparse
 
+    return argparse.SUPPRESS
+
+
+def default_dataset(images):
+    root = pathlib.Path(os.environ.get("XDG_CACHE_HOME", pathlib.Path.home() / ".cache"))
+    out = root / "sluice" / f"bench-{images}"
+    from sluice.tools.make_dataset import make_dataset
+
+    expected = images
+    have = sum(1 for _ in out.rglob("*.jpg")) if out.exists() else 0
+    if have < expected:
+        print(f"making a dataset of {images} JPEGs in {out} (once)", file=sys.stderr)
+        make_dataset(out, images=images, classes=min(100, images))
+    return out
+
+
+def has_gpu():
+    from sluice import backend
+
+    return backend.cuda_device_count() > 0
+
+
+# ----------------------------------------------------------------------------------- loaders
+def sluice_loader(data, batch, threads, gpu_decode, use_gpu):
     from sluice import fn, pipeline_def, types
 
-    threads = args.threads or os.cpu_count() or 1
+    @pipeline_def(batch_size=batch, num_threads=threads, device_id=0 if use_gpu else None, seed=1,
+                  prefetch_queue_depth=2)
+    def pipe():
+        jpegs, labels = fn.readers.file(file_root=str(data), random_shuffle=True, name="Reader")
+        if gpu_decode:
+            images = fn.decoders.image_random_crop(jpegs, device="mixed")
+            images = fn.resize(images, size=(224, 224))
+        else:
+            images = fn.decoders.image_random_crop(jpegs)
+            images = fn.resize(images, size=(224, 224))
+            if use_gpu:
+                images = images.gpu()  # uint8 crosses PCIe; normalisation happens on the GPU
+        images = fn.crop_mirror_normalize(images, dtype=types.FLOAT, output_layout="CHW",
+                                          mean=MEAN, std=STD, mirror=fn.random.coin_flip())
+        return images, labels.gpu() if use_gpu else labels
 
-    @pipeline_def(batch_size=args.batch_size, num_threads=threads, device_id=None, seed=1)
-    def synthetic():
-        noise = fn.random.uniform(range=[0, 255], shape=[args.size, args.size, 3])
-        flip = fn.random.coin_flip()
-        images = fn.cast(noise * 0.5 + flip * 64, dtype=types.UINT8)
-        return images, flip
+    p = pipe()
+    p.build()
+    batches = p.reader_meta("Reader")["batches_per_epoch"]
 
-    pipe = synthetic()
-    pipe.build()
-    for _ in range(3):
-        pipe.run()
+    def epoch():
+        import torch
+
+        for _ in range(batches):
+            images, labels = p.run()
+            yield torch.from_dlpack(images), torch.from_dlpack(labels)
+
+    return epoch, p
+
+
+def torchvision_loader(data, batch, workers, kind, use_gpu):
+    import torch
+    import torchvision
+    from torchvision import transforms as T
+
+    mean = torch.tensor([m / 255 for m in MEAN]).view(1, 3, 1, 1)
+    std = torch.tensor([s / 255 for s in STD]).view(1, 3, 1, 1)
+    if kind == "pil":
+        tf = T.Compose([T.RandomResizedCrop(224), T.RandomHorizontalFlip(), T.ToTensor(),
+                        T.Normalize([m / 255 for m in MEAN], [s / 255 for s in STD])])
+        dataset = torchvision.datasets.ImageFolder(str(data), tf)
+    else:
+        from torchvision.io import decode_jpeg, read_file
+
+        try:
+            from torchvision.transforms import v2 as V
+
+            crop = V.Compose([V.RandomResizedCrop(224, antialias=True), V.RandomHorizontalFlip()])
+        except ImportError:  # torchvision < 0.15: the v1 transforms take uint8 tensors too
+            crop = T.Compose([T.RandomResizedCrop(224, antialias=True), T.RandomHorizontalFlip()])
+
+        def load(path):
+            return crop(decode_jpeg(read_file(path)))
+
+        dataset = torchvision.datasets.DatasetFolder(str(data), load, extensions=(".jpg", ".jpeg"))
+    loader = torch.utils.data.DataLoader(dataset, batch_size=batch, shuffle=True,
+                                         num_workers=workers, pin_memory=use_gpu,
+                                         persistent_workers=workers > 0, drop_last=False)
+    device = torch.device("cuda" if use_gpu else "cpu")
+    mean, std = mean.to(device), std.to(device)
+
+    def epoch():
+        for images, labels in loader:
+            images = images.to(device, non_blocking=True)
+            labels = labels.to(device, non_blocking=True)
+            if kind != "pil":  # uint8 HWC -> normalised float on the device
+                images = (images.float() / 255 - mean) / std
+            yield images, labels
+
+    return epoch, loader
+
+
+def measure(args):
+    """Runs one loader (in a child process) and prints its JSON result."""
+    import resource
+
+    use_gpu = has_gpu()
+    kind = args.worker
+    t_start = time.perf_counter()
+    if kind.startswith("sluice"):
+        threads = int(os.environ.get("SLUICE_BENCH_THREADS", args.workers))
+        epoch, keep = sluice_loader(args.data, args.batch_size, threads, kind == "sluice-gpu",
+                                    use_gpu)
+    else:
+        epoch, keep = torchvision_loader(args.data, args.batch_size, args.workers,
+                                         kind.split("-")[1], use_gpu)
+    import torch
+
+    sync = torch.cuda.synchronize if use_gpu else (lambda: None)
+    it = epoch()
+    first = next(it)
+    sync()
+    ttfb = time.perf_counter() - t_start
+    for _ in range(args.warmup - 1):
+        try:
+            next(it)
+        except StopIteration:
+            break
+    for _ in it:  # finish the warm-up epoch
+        pass
+    sync()
+    n = 0
     t0 = time.perf_counter()
-    for _ in range(args.iterations):
-        pipe.run()
+    c0 = os.times()
+    for _ in range(args.epochs):
+        for images, labels in epoch():
+            n += images.shape[0]
+    sync()
     dt = time.perf_counter() - t0
-    n = args.iterations * args.batch_size
-    print(f"synthetic pipeline: {args.iterations} batches of {args.batch_size} "
-          f"({args.size}x{args.size}x3) on {threads} threads: {n / dt:,.0f} samples/s, "
-          f"{args.iterations / dt:,.1f} batches/s")
+    c1 = os.times()
+    busy = (c1.user - c0.user) + (c1.system - c0.system) + (c1.children_user - c0.children_user) + (
+        c1.children_system - c0.children_system)
+    rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss + resource.getrusage(
+        resource.RUSAGE_CHILDREN).ru_maxrss
+    result = {"loader": kind, "images_per_s": n / dt, "images": n, "seconds": dt,
+              "time_to_first_batch_s": ttfb, "cpu_utilisation": busy / dt / (os.cpu_count() or 1),
+              "peak_rss_mb": rss / 1024, "first_batch_shape": list(first[0].shape),
+              "first_batch_dtype": str(first[0].dtype), "first_batch_device": str(first[0].device)}
+    if kind.startswith("sluice"):
+        from sluice import backend
+
+        stats = backend.memory_stats()
+        if "device" in stats:
+            result["device_memory_mb"] = stats["device"][0]["peak_reserved"] / 2**20
+    elif use_gpu:
+        result["device_memory_mb"] = torch.cuda.max_memory_reserved() / 2**20
+    del keep
+    print(json.dumps(result))
     return 0
+
+
+# ----------------------------------------------------------------------------------- driver
+def run_child(args, loader, extra_env=None):
+    cmd = [sys.executable, "-m", "sluice.cli", "bench", "--worker", loader, "--data", str(args.data),
+           "-b", str(args.batch_size), "--workers", str(args.workers), "--epochs", str(args.epochs),
+           "--warmup", str(args.warmup)]
+    env = dict(os.environ, **(extra_env or {}))
+    proc = subprocess.run(cmd, capture_output=True, text=True, env=env)
+    if proc.returncode != 0:
+        return {"loader": loader, "error": (proc.stderr or proc.stdout).strip().splitlines()[-1:]}
+    return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+def table(results):
+    base = {r["loader"]: r.get("images_per_s") for r in results if "images_per_s" in r}
+    lines = [f"{'loader':28s} {'images/s':>10s} {'vs tv-tensor':>12s} {'vs tv-pil':>10s} "
+             f"{'CPU util':>8s} {'RSS MB':>8s} {'dev MB':>7s} {'1st batch':>9s}"]
+    for r in results:
+        if "error" in r:
+            lines.append(f"{r['loader']:28s} failed: {r['error']}")
+            continue
+        rt = base.get("torchvision-tensor")
+        rp = base.get("torchvision-pil")
+        lines.append(
+            f"{r['loader']:28s} {r['images_per_s']:10,.0f} "
+            f"{(r['images_per_s'] / rt if rt else float('nan')):11.2f}x "
+            f"{(r['images_per_s'] / rp if rp else float('nan')):9.2f}x "
+            f"{100 * r['cpu_utilisation']:7.0f}% {r['peak_rss_mb']:8.0f} "
+            f"{r.get('device_memory_mb', 0):7.0f} {r['time_to_first_batch_s']:8.2f}s")
+    return "\n".join(lines)
+
+
+def chart(results, path):
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        return None
+    ok = [r for r in results if "images_per_s" in r]
+    fig, ax = plt.subplots(figsize=(7, 0.6 * len(ok) + 1.5))
+    ax.barh([r["loader"] for r in ok], [r["images_per_s"] for r in ok], color="#3b7dd8")
+    for i, r in enumerate(ok):
+        ax.text(r["images_per_s"], i, f" {r['images_per_s']:,.0f}", va="center")
+    ax.set_xlabel("images / s (RandomResizedCrop 224, flip, normalize, batch 256)")
+    ax.invert_yaxis()
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    return path
+
+
+def run(args):
+    if args.worker:
+        return measure(args)
+    args.data = pathlib.Path(args.data) if args.data else default_dataset(args.images)
+    loaders = [l for l in args.loaders.split(",") if l]
+    gpu = has_gpu()
+    try:
+        import torch  # noqa: F401
+        have_torch = True
+    except ImportError:
+        have_torch = False
+    results = []
+    for loader in loaders:
+        if loader == "sluice-gpu" and not gpu:
+            continue
+        if not have_torch:
+            print(f"skipping {loader}: torch is not installed", file=sys.stderr)
+            continue
+        print(f"running {loader} ...", file=sys.stderr, flush=True)
+        results.append(run_child(args, loader))
+    if args.threads:
+        for t in [int(x) for x in args.threads.split(",")]:
+            r = run_child(args, "sluice-cpu", {"SLUICE_BENCH_THREADS": str(t)})
+            r["loader"] = f"sluice-cpu {t} threads"
+            r["threads"] = t
+            results.append(r)
+    meta = {"data": str(args.data), "batch_size": args.batch_size, "workers": args.workers,
+            "epochs": args.epochs, "cores": os.cpu_count(), "gpu": gpu,
+            "date": time.strftime("%Y-%m-%d %H:%M")}
+    with open(args.json, "w") as f:
+        json.dump({"meta": meta, "results": results}, f, indent=1)
+    print(table(results))
+    png = chart(results, args.chart)
+    print(f"results: {args.json}" + (f", chart: {png}" if png else ""))
+    return 0
+

@@ -107,8 +107,7 @@ void TensorList::set_stream(cuda::StreamHandle s) {
   }
 }
 
-void TensorList::remap_samples(const std::vector<int>& source) {
-  SLUICE_ENFORCE(kind_ != MemoryKind::kDevice, "remap_samples on device memory");
+void TensorList::remap_samples(const std::vector<int>& source, cuda::StreamHandle stream) {
   SLUICE_ENFORCE(static_cast<int>(source.size()) == num_samples(), "remap_samples: size mismatch");
   TensorList old = *this;  // keeps the old storage alive while copying
   std::vector<Shape> shapes(source.size());
@@ -117,7 +116,11 @@ void TensorList::remap_samples(const std::vector<int>& source) {
   samples_.clear();
   resize(std::move(shapes), old.dtype(), old.storage_);
   for (int i = 0; i < num_samples(); ++i) {
-    std::memcpy(raw_sample(i), old.raw_sample(source[i]), sample_bytes(i));
+    if (kind_ == MemoryKind::kDevice) {
+      cuda::memcpy_async(raw_sample(i), old.raw_sample(source[i]), sample_bytes(i), stream);
+    } else {
+      std::memcpy(raw_sample(i), old.raw_sample(source[i]), sample_bytes(i));
+    }
   }
 }
 

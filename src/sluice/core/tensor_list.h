@@ -82,9 +82,9 @@ class TensorList {
   // Stream that writes this list (device and pinned memory): frees are ordered after it.
   void set_stream(cuda::StreamHandle s);
 
-  // Replaces sample i by a copy of sample source[i] for every i with source[i] != i, possibly
-  // changing shapes. Host and pinned memory only (used for skipped bad samples).
-  void remap_samples(const std::vector<int>& source);
+  // Replaces sample i by a copy of sample source[i] for every i, possibly changing shapes (used
+  // for skipped bad samples). Device memory is copied on `stream`.
+  void remap_samples(const std::vector<int>& source, cuda::StreamHandle stream = nullptr);
 
   // Makes this list a copy of `src`'s data (and shapes/type/layout) in this list's memory.
   // Copies between host and device memory go on `stream`.

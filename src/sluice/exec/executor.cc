@@ -324,9 +324,7 @@ void Executor::remap_before(int op, Slot& cpu, Slot* gpu, const std::vector<int>
   for (int i = 0; i < op; ++i) {
     auto& outs = i < first_gpu_op_ ? cpu.outputs[i] : gpu->outputs[i - first_gpu_op_];
     for (auto& t : outs) {
-      SLUICE_CHECK(t.kind() != MemoryKind::kDevice, NotImplemented,
-                   "on_error='skip' after GPU operators (", graph_.ops[i].describe(), ")");
-      if (t.num_samples() == static_cast<int>(source.size())) t.remap_samples(source);
+      if (t.num_samples() == static_cast<int>(source.size())) t.remap_samples(source, stream_.get());
     }
   }
   std::vector<SampleInfo> samples = cpu.batch.samples;

@@ -37,6 +37,9 @@ struct Markers {
   uint8_t quant[kMaxComponents] = {};  // quantization table of each component
   bool quant_defined[kNumQuantTables] = {};
   bool undefined_quant_table = false;
+  uint8_t sof = 0;
+  bool quant16 = false;
+  uint8_t sampling0 = 0x11;  // first component's sampling factors (H << 4 | V)
 };
 
 // DQT: one or more tables, each a Pq/Tq byte then 64 (8-bit) or 128 (16-bit) entries.
@@ -48,6 +51,7 @@ void read_dqt(const uint8_t* p, size_t n, Markers& m) {
     size_t table = precision ? 128 : 64;
     if (at + 1 + table > n) return;
     if (index < kNumQuantTables) m.quant_defined[index] = true;
+    if (precision) m.quant16 = true;
     at += 1 + table;
   }
 }
@@ -118,8 +122,10 @@ JpegHeaderScan scan_jpeg_header(const uint8_t* data, size_t size) {
     } else if (code >= 0xC0 && code <= 0xCF && code != 0xC4 && code != 0xC8 && code != 0xCC) {
       // SOFn: precision (1), height (2), width (2), Nf (1), then id, sampling, Tq per component.
       if (m.components == 0 && n >= 6) {
+        m.sof = code;
         m.lossless = (code & 0x03) == 0x03;
         m.components = payload[5];
+        if (n >= 8) m.sampling0 = payload[7];
         for (int c = 0; c < m.components && c < kMaxComponents; ++c) {
           size_t at = 6 + size_t(c) * 3;
           if (at + 2 < n) {
@@ -136,6 +142,9 @@ JpegHeaderScan scan_jpeg_header(const uint8_t* data, size_t size) {
   }
   out.color = color_model(m);
   out.undefined_quant_table = m.undefined_quant_table;
+  out.sof = m.sof;
+  out.quant16 = m.quant16;
+  out.gray_subsampled = m.components == 1 && m.sampling0 != 0x11;
   return out;
 }
 

@@ -37,6 +37,15 @@ struct JpegHeaderScan {
   JpegColorModel color = JpegColorModel::kUnknown;
   // A component of the first scan uses a quantization table no DQT before it defined.
   bool undefined_quant_table = false;
+  // Facts the hardware decoder gets wrong although nvjpegDecodeBatchedSupportedEx accepts them
+  // (measured on H100: wrong pixels for a grey image with 2x2 sampling and for SOF1 streams
+  // with 16-bit quantization tables): the SOF marker code, 16-bit tables, and a single
+  // component sampled other than 1x1.
+  uint8_t sof = 0;
+  bool quant16 = false;
+  bool gray_subsampled = false;
+  // The hardware engines decode these streams correctly: baseline, 8-bit tables, no odd grey.
+  bool hardware_safe() const { return sof == 0xC0 && !quant16 && !gray_subsampled; }
 };
 
 JpegHeaderScan scan_jpeg_header(const uint8_t* data, size_t size);

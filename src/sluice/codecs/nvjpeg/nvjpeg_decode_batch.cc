@@ -343,7 +343,7 @@ void NvjpegDecoder::Impl::parse_sample(int slot, int i) {
   const bool hw_subsampling = css == NVJPEG_CSS_444 || css == NVJPEG_CSS_422 ||
                               css == NVJPEG_CSS_420 || css == NVJPEG_CSS_440 ||
                               css == NVJPEG_CSS_GRAY;
-  if (hw_possible_ && hw_subsampling) {
+  if (hw_possible_ && hw_subsampling && header.hardware_safe()) {
     int unsupported = -1;  // nvJPEG sets 0 when the hardware decoder can take the stream
     st = nvjpegDecodeBatchedSupportedEx(handle_, js, p, &unsupported);
     if (st == NVJPEG_STATUS_SUCCESS && unsupported == 0) {

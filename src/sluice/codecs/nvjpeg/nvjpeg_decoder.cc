@@ -88,7 +88,7 @@ void NvjpegDecoder::Impl::init() {
   }
   if (!handle_) {
     SLUICE_NVJPEG_CHECK(nvjpegCreateEx(NVJPEG_BACKEND_DEFAULT, &dev_allocator_, &pinned_allocator_,
-                                       NVJPEG_FLAGS_DEFAULT, &handle_));
+                                       handle_flags(), &handle_));
   }
   SLUICE_NVJPEG_CHECK(nvjpegSetDeviceMemoryPadding(opt_.device_memory_padding, handle_));
   SLUICE_NVJPEG_CHECK(nvjpegSetPinnedMemoryPadding(opt_.host_memory_padding, handle_));
@@ -115,7 +115,7 @@ void NvjpegDecoder::Impl::init_hardware() {
   // One handle serves both paths: created for the hardware backend, it runs the batched
   // hardware decoder and also creates the hybrid decoders (as DALI does).
   nvjpegStatus_t s = nvjpegCreateEx(NVJPEG_BACKEND_HARDWARE, &dev_allocator_, &pinned_allocator_,
-                                    NVJPEG_FLAGS_DEFAULT, &handle_);
+                                    handle_flags(), &handle_);
   if (s != NVJPEG_STATUS_SUCCESS) {
     handle_ = nullptr;
     hw_status_ = make_string("off: nvjpegCreateEx(NVJPEG_BACKEND_HARDWARE) returned ",

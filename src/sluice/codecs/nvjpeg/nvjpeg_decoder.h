@@ -87,6 +87,9 @@ struct NvjpegDecoderOptions {
   // Let nvJPEG convert CMYK / YCCK streams with its "simple subtractive scheme". Off by default
   // so that such files take the CPU fallback and get the CPU codec's conversion on every route.
   bool allow_cmyk = false;
+  // Interpolate chroma like libjpeg's "fancy" upsampling (NVJPEG_FLAGS_UPSAMPLING_WITH_
+  // INTERPOLATION); off: chroma is replicated, nvJPEG's default and DALI's.
+  bool fancy_upsampling = false;
 };
 
 enum class OutputColor : uint8_t { kRGB, kBGR, kGray };  // NVJPEG_OUTPUT_RGBI / BGRI / Y

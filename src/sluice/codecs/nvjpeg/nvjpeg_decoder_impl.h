@@ -68,6 +68,9 @@ struct SampleState {
 };
 
 struct NvjpegDecoder::Impl {
+  unsigned int handle_flags() const {
+    return opt_.fancy_upsampling ? NVJPEG_FLAGS_UPSAMPLING_WITH_INTERPOLATION : NVJPEG_FLAGS_DEFAULT;
+  }
   explicit Impl(const NvjpegDecoderOptions& options) : opt_(options) {}
   ~Impl();
   Impl(const Impl&) = delete;

@@ -1,0 +1,171 @@
+"""GPU image operators against their CPU references (GPU machine only): the mixed nvJPEG decoder
+on every JPEG variant and the bad files, and resize / crop / flip / crop_mirror_normalize /
+random_resized_crop on fresh random data and real photos."""
+
+import json
+import os
+
+import numpy as np
+import pytest
+
+import sluice
+from sluice import fn, pipeline_def, types
+
+pytestmark = pytest.mark.gpu
+
+
+def jpegs(shared_data):
+    return sorted(p for p in (shared_data / "jpeg_variants").rglob("*.jpg")) + sorted(
+        (shared_data / "photos").glob("*.jpg"))
+
+
+def decode_both(paths, **kwargs):
+    """(cpu, mixed) decodes of each file, or the exception each raised."""
+    out = []
+    for path in paths:
+        arr = np.frombuffer(path.read_bytes(), np.uint8)
+        res = []
+        for device in ("cpu", "mixed"):
+            @pipeline_def(batch_size=1, num_threads=2, device_id=0, seed=1)
+            def p():
+                return fn.decoders.image(fn.external_source(lambda: [arr]), device=device, **kwargs)
+
+            try:
+                o = p().run()[0]
+                o = o.as_cpu() if hasattr(o, "as_cpu") else o
+                res.append(np.array(o.at(0)))
+            except sluice.DecodeError as e:
+                res.append(e)
+        out.append(res)
+    return out
+
+
+def report(name, rows):
+    """Writes per-image statistics next to the GPU-check logs."""
+    out = os.environ.get("OUT")
+    if out:
+        with open(os.path.join(out, f"{name}.json"), "w") as f:
+            json.dump(rows, f, indent=1)
+
+
+@pytest.mark.parametrize("fancy", [False, True])
+def test_mixed_decoder_decodes_every_variant_close_to_the_cpu_decoder(shared_data, fancy):
+    rows = []
+    for path, (cpu, gpu) in zip(jpegs(shared_data), decode_both(jpegs(shared_data),
+                                                                  jpeg_fancy_upsampling=fancy)):
+        name = str(path.relative_to(shared_data))
+        if isinstance(cpu, Exception):
+            assert isinstance(gpu, Exception), f"{name}: CPU rejects it but the GPU decoded it"
+            rows.append({"file": name, "result": "error on both"})
+            continue
+        assert not isinstance(gpu, Exception), f"{name}: {gpu}"
+        assert gpu.shape == cpu.shape, name
+        d = np.abs(gpu.astype(int) - cpu.astype(int))
+        rows.append({"file": name, "mean_abs_diff": float(d.mean()), "max_abs_diff": int(d.max())})
+        # IDCT and chroma-upsampling differences between nvJPEG and libjpeg-turbo.
+        assert d.mean() < (1.0 if fancy else 2.5), f"{name}: mean {d.mean():.3f}"
+    report(f"mixed_vs_cpu_decode_{'fancy' if fancy else 'plain'}", rows)
+    assert len(rows) >= 60
+
+
+def test_cpu_and_mixed_decoders_agree_on_bad_files(shared_data):
+    bad = sorted(p for p in (shared_data / "bad").rglob("*") if p.is_file() and p.suffix != ".md")
+    rows = []
+    for path, (cpu, gpu) in zip(bad, decode_both(bad)):
+        verdict = [isinstance(x, Exception) for x in (cpu, gpu)]
+        rows.append({"file": path.name, "cpu_error": verdict[0], "gpu_error": verdict[1]})
+        assert verdict[0] == verdict[1], f"{path.name}: cpu {cpu!r:.80} / gpu {gpu!r:.80}"
+        if verdict[1]:
+            assert "decoders.image" in str(gpu)
+    report("bad_files_cpu_vs_mixed", rows)
+
+
+def test_mixed_random_crop_cuts_the_cpu_windows(shared_data):
+    paths = sorted((shared_data / "photos").glob("*.jpg"))
+    arrays = [np.frombuffer(p.read_bytes(), np.uint8) for p in paths]
+
+    def pipe(device):
+        @pipeline_def(batch_size=len(arrays), num_threads=4, device_id=0, seed=9)
+        def p():
+            return fn.decoders.image_random_crop(fn.external_source(lambda: arrays), device=device,
+                                                 seed=5)
+        return p()
+
+    cpu, gpu = pipe("cpu").run()[0], pipe("mixed").run()[0]
+    assert cpu.shape() == gpu.shape()
+
+
+def random_images(rng, n, channels=3):
+    return [rng.integers(1, 256, (int(rng.integers(20, 400)), int(rng.integers(20, 400)), channels),
+                         np.uint8) for _ in range(n)]
+
+
+def compare_gpu_cpu(graph, data, atol=0):
+    outs = {}
+    for device in ("cpu", "gpu"):
+        @pipeline_def(batch_size=len(data), num_threads=3, device_id=0, seed=21)
+        def p():
+            x = fn.external_source(lambda: data, layout="HWC")
+            return graph(x if device == "cpu" else x.gpu(), device)
+
+        res = p().run()
+        outs[device] = [r.as_cpu() if hasattr(r, "as_cpu") else r for r in res]
+    for c, g in zip(outs["cpu"], outs["gpu"]):
+        assert c.shape() == g.shape()
+        for i in range(len(c)):
+            a, b = np.asarray(c.at(i)).astype(np.float64), np.asarray(g.at(i)).astype(np.float64)
+            assert np.abs(a - b).max(initial=0) <= atol, f"sample {i}: max {np.abs(a - b).max()}"
+
+
+@pytest.mark.parametrize("interp", [types.INTERP_NN, types.INTERP_LINEAR, types.INTERP_CUBIC,
+                                    types.INTERP_LANCZOS3, types.INTERP_TRIANGULAR,
+                                    types.INTERP_GAUSSIAN])
+def test_gpu_resize_equals_cpu(interp):
+    data = random_images(np.random.default_rng(sum(map(ord, interp.value))), 12)
+    compare_gpu_cpu(lambda x, d: (fn.resize(x, size=(224, 200), interp_type=interp, device=d),
+                                  fn.resize(x, resize_shorter=300, interp_type=interp, device=d),
+                                  fn.resize(x, size=(64, 64), interp_type=interp, dtype=types.FLOAT,
+                                            device=d)), data, atol=1)
+
+
+def test_gpu_crop_flip_cmn_rrc_equal_cpu():
+    data = random_images(np.random.default_rng(3), 16)
+    mean = [0.485 * 255, 0.456 * 255, 0.406 * 255]
+    std = [0.229 * 255, 0.224 * 255, 0.225 * 255]
+
+    def graph(x, d):
+        coin = fn.random.coin_flip(seed=4)
+        return (fn.crop(x, crop=(17, 19), crop_pos_x=0.2, crop_pos_y=0.9, device=d),
+                fn.flip(x, horizontal=coin, vertical=1, device=d),
+                fn.crop_mirror_normalize(x, crop=(16, 16), mirror=coin, mean=mean, std=std,
+                                         dtype=types.FLOAT16, device=d),
+                fn.crop_mirror_normalize(x, mean=mean, std=std, output_layout="HWC", device=d),
+                fn.random_resized_crop(x, size=(48, 40), seed=6, device=d))
+
+    compare_gpu_cpu(graph, data, atol=0)
+
+
+def test_gpu_training_pipeline_on_real_photos_equals_cpu_within_decode_differences(shared_data):
+    paths = sorted((shared_data / "photos").glob("*.jpg"))
+    arrays = [np.frombuffer(p.read_bytes(), np.uint8) for p in paths]
+    mean = [0.485 * 255, 0.456 * 255, 0.406 * 255]
+    std = [0.229 * 255, 0.224 * 255, 0.225 * 255]
+
+    def pipe(decode_device, device):
+        @pipeline_def(batch_size=len(arrays), num_threads=4, device_id=0, seed=12)
+        def p():
+            img = fn.decoders.image(fn.external_source(lambda: arrays), device=decode_device,
+                                    jpeg_fancy_upsampling=True)
+            if device == "gpu" and decode_device == "cpu":
+                img = img.gpu()
+            img = fn.resize(img, size=(224, 224), device=device)
+            return fn.crop_mirror_normalize(img, mean=mean, std=std, dtype=types.FLOAT16,
+                                            mirror=fn.random.coin_flip(seed=1), device=device)
+        return p()
+
+    ref = pipe("cpu", "cpu").run()[0]
+    gpu_ops = pipe("cpu", "gpu").run()[0].as_cpu()
+    full_gpu = pipe("mixed", "gpu").run()[0].as_cpu()
+    np.testing.assert_array_equal(np.asarray(ref), np.asarray(gpu_ops))  # same decode: exact
+    d = np.abs(np.asarray(ref).astype(np.float32) - np.asarray(full_gpu).astype(np.float32))
+    assert d.mean() < 0.02  # normalised units: ~1 grey level of decoding difference
