@@ -77,6 +77,7 @@ Executor::Executor(CompiledGraph graph, ExecutorParams params)
     ctx.seed = operator_seed(params_.seed, i, spec.arg<int64_t>("seed"));
     ctx.pool = pool_.get();
     ctx.stream = spec.device == OpDevice::kCPU ? nullptr : stream_.get();
+    SLUICE_ENFORCE(spec.device == OpDevice::kCPU || ctx.stream, "GPU stage without a stream");
     ops_.push_back(OperatorRegistry::instance().create(spec));
     op_stats_.push_back(std::make_unique<OpStats>());
     try {

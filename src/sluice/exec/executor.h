@@ -85,7 +85,7 @@ class Executor {
   nlohmann::json statistics() const;
 
   cuda::StreamHandle stream() const { return stream_.get(); }
-  bool has_gpu_stage() const { return first_gpu_op_ < static_cast<int>(ops_.size()); }
+  bool has_gpu_stage() const { return first_gpu_op_ < static_cast<int>(graph_.ops.size()); }
 
  private:
   struct Slot {
