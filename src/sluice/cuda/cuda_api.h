@@ -52,6 +52,26 @@ class Stream {
   int device_ = -1;
 };
 
+// A stream leased from a process-wide pool and returned (after synchronising) when the lease
+// ends. Pooled streams are never destroyed, so memory freed after its pipeline is gone can still
+// be ordered after the work queued on the stream (Note [DLPack stream handshake]).
+class PooledStream {
+ public:
+  PooledStream() = default;
+  PooledStream(int device, int priority);
+  ~PooledStream();
+  PooledStream(PooledStream&& o) noexcept;
+  PooledStream& operator=(PooledStream&& o) noexcept;
+  StreamHandle get() const { return handle_; }
+  void synchronize() const;
+
+ private:
+  void release() noexcept;
+  StreamHandle handle_ = nullptr;
+  int device_ = -1;
+  int priority_ = 0;
+};
+
 // Owning CUDA event without timing.
 class Event {
  public:

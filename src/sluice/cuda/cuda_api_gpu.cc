@@ -1,6 +1,9 @@
 #include <cuda_runtime.h>
 
 #include <cctype>
+#include <map>
+#include <mutex>
+#include <vector>
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -84,6 +87,64 @@ Stream& Stream::operator=(Stream&& o) noexcept {
 }
 
 void Stream::synchronize() const {
+  SLUICE_CUDA_CHECK(cudaStreamSynchronize(static_cast<cudaStream_t>(handle_)));
+}
+
+namespace {
+
+struct StreamPool {
+  std::mutex mu;
+  std::map<std::pair<int, int>, std::vector<cudaStream_t>> free;  // by (device, priority)
+};
+StreamPool& stream_pool() {
+  static auto* p = new StreamPool();  // never destroyed: streams outlive static destructors
+  return *p;
+}
+
+}  // namespace
+
+PooledStream::PooledStream(int device, int priority) : device_(device), priority_(priority) {
+  StreamPool& pool = stream_pool();
+  {
+    std::lock_guard<std::mutex> lk(pool.mu);
+    auto& v = pool.free[{device, priority}];
+    if (!v.empty()) {
+      handle_ = v.back();
+      v.pop_back();
+      return;
+    }
+  }
+  DeviceGuard g(device);
+  cudaStream_t s = nullptr;
+  SLUICE_CUDA_CHECK(cudaStreamCreateWithPriority(&s, cudaStreamNonBlocking, priority));
+  handle_ = s;
+}
+
+PooledStream::~PooledStream() { release(); }
+
+void PooledStream::release() noexcept {
+  if (!handle_) return;
+  cudaStreamSynchronize(static_cast<cudaStream_t>(handle_));
+  StreamPool& pool = stream_pool();
+  std::lock_guard<std::mutex> lk(pool.mu);
+  pool.free[{device_, priority_}].push_back(static_cast<cudaStream_t>(handle_));
+  handle_ = nullptr;
+}
+
+PooledStream::PooledStream(PooledStream&& o) noexcept
+    : handle_(std::exchange(o.handle_, nullptr)), device_(o.device_), priority_(o.priority_) {}
+
+PooledStream& PooledStream::operator=(PooledStream&& o) noexcept {
+  if (this != &o) {
+    release();
+    handle_ = std::exchange(o.handle_, nullptr);
+    device_ = o.device_;
+    priority_ = o.priority_;
+  }
+  return *this;
+}
+
+void PooledStream::synchronize() const {
   SLUICE_CUDA_CHECK(cudaStreamSynchronize(static_cast<cudaStream_t>(handle_)));
 }
 

@@ -40,6 +40,12 @@ Stream::~Stream() = default;
 Stream::Stream(Stream&&) noexcept = default;
 Stream& Stream::operator=(Stream&&) noexcept = default;
 void Stream::synchronize() const {}
+PooledStream::PooledStream(int, int) { no_cuda("PooledStream"); }
+PooledStream::~PooledStream() = default;
+PooledStream::PooledStream(PooledStream&&) noexcept = default;
+PooledStream& PooledStream::operator=(PooledStream&&) noexcept = default;
+void PooledStream::synchronize() const {}
+void PooledStream::release() noexcept {}
 Event::Event(int) {
   no_cuda("Event");
 }

@@ -58,7 +58,7 @@ Executor::Executor(CompiledGraph graph, ExecutorParams params)
     SLUICE_CHECK(params_.device_id >= 0, InvalidArgument, graph_.ops[first_gpu_op_].describe(),
                  " needs a GPU but the pipeline has device_id=None");
     cuda::require_device(params_.device_id);
-    stream_ = cuda::Stream(params_.device_id, params_.stream_priority);
+    stream_ = cuda::PooledStream(params_.device_id, params_.stream_priority);
   }
 
   std::vector<int> affinity;
@@ -107,6 +107,14 @@ Executor::Executor(CompiledGraph graph, ExecutorParams params)
     }
     return s;
   };
+  shared_gpu_.resize(n - first_gpu_op_);
+  for (int i = first_gpu_op_; i < n; ++i) {
+    for (const auto& t : graph_.ops[i].outputs) {
+      bool is_output =
+          std::find(graph_.outputs.begin(), graph_.outputs.end(), t) != graph_.outputs.end();
+      shared_gpu_[i - first_gpu_op_].push_back(!is_output);
+    }
+  }
   int cpu_ring = has_gpu_stage() ? params_.cpu_queue_depth : params_.cpu_queue_depth + 1;
   for (int k = 0; k < cpu_ring; ++k) cpu_slots_.push_back(make_slot(0, first_gpu_op_));
   if (has_gpu_stage()) {
@@ -288,20 +296,33 @@ void Executor::gpu_loop() {
   }
 }
 
+std::vector<TensorList*> Executor::io_outputs_of(int op, Slot& cpu, Slot* gpu) {
+  std::vector<TensorList*> outs;
+  for (size_t o = 0; o < graph_.ops[op].outputs.size(); ++o) {
+    outs.push_back(&tensor(cpu, gpu, op, static_cast<int>(o)));
+  }
+  return outs;
+}
+
+TensorList& Executor::tensor(Slot& cpu, Slot* gpu, int op, int output) {
+  if (op < first_gpu_op_) return cpu.outputs[op][output];
+  const int k = op - first_gpu_op_;
+  return shared_gpu_[k][output] ? gpu_slots_[0].outputs[k][output] : gpu->outputs[k][output];
+}
+
 void Executor::run_stage(int first, int last, Slot& cpu, Slot* gpu, int caller_slot) {
-  auto tensor = [&](const std::string& name) -> TensorList* {
+  auto named = [&](const std::string& name) -> TensorList* {
     const TensorRef& ref = graph_.tensor(name);
-    if (ref.op < first_gpu_op_) return &cpu.outputs[ref.op][ref.output];
-    return &gpu->outputs[ref.op - first_gpu_op_][ref.output];
+    return &tensor(cpu, gpu, ref.op, ref.output);
   };
-  Slot& own = gpu ? *gpu : cpu;
-  const int base = gpu ? first_gpu_op_ : 0;
   for (int i = first; i < last; ++i) {
     const OpSpec& spec = graph_.ops[i];
     Workspace::IO io;
-    for (const auto& t : spec.inputs) io.inputs.push_back(tensor(t));
-    for (const auto& [arg, t] : spec.arg_inputs) io.arg_inputs[arg] = tensor(t);
-    for (auto& t : own.outputs[i - base]) io.outputs.push_back(&t);
+    for (const auto& t : spec.inputs) io.inputs.push_back(named(t));
+    for (const auto& [arg, t] : spec.arg_inputs) io.arg_inputs[arg] = named(t);
+    for (size_t o = 0; o < spec.outputs.size(); ++o) {
+      io.outputs.push_back(&tensor(cpu, gpu, i, static_cast<int>(o)));
+    }
     Workspace ws(spec, contexts_[i], cpu.batch, std::move(io), caller_slot,
                  [&, i](const std::vector<int>& source) { remap_before(i, cpu, gpu, source); });
     auto t0 = std::chrono::steady_clock::now();
@@ -317,15 +338,18 @@ void Executor::run_stage(int first, int last, Slot& cpu, Slot* gpu, int caller_s
     OpStats& st = *op_stats_[i];
     st.runs.fetch_add(1, std::memory_order_relaxed);
     st.total_ns.fetch_add(static_cast<uint64_t>(ns), std::memory_order_relaxed);
-    if (params_.enable_memory_stats) record_memory_stats(i, own.outputs[i - base]);
+    if (params_.enable_memory_stats) {
+      std::vector<TensorList> outs;
+      for (auto* t : io_outputs_of(i, cpu, gpu)) outs.push_back(*t);
+      record_memory_stats(i, outs);
+    }
   }
 }
 
 void Executor::remap_before(int op, Slot& cpu, Slot* gpu, const std::vector<int>& source) {
   for (int i = 0; i < op; ++i) {
-    auto& outs = i < first_gpu_op_ ? cpu.outputs[i] : gpu->outputs[i - first_gpu_op_];
-    for (auto& t : outs) {
-      if (t.num_samples() == static_cast<int>(source.size())) t.remap_samples(source, stream_.get());
+    for (TensorList* t : io_outputs_of(i, cpu, gpu)) {
+      if (t->num_samples() == static_cast<int>(source.size())) t->remap_samples(source, stream_.get());
     }
   }
   std::vector<SampleInfo> samples = cpu.batch.samples;

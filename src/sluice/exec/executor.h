@@ -100,6 +100,9 @@ class Executor {
   };
 
   void run_stage(int first, int last, Slot& cpu, Slot* gpu, int caller_slot);
+  // The tensor `output` of operator `op` in this iteration's slots.
+  TensorList& tensor(Slot& cpu, Slot* gpu, int op, int output);
+  std::vector<TensorList*> io_outputs_of(int op, Slot& cpu, Slot* gpu);
   void cpu_loop();
   void gpu_loop();
   bool can_start_cpu_locked() const;
@@ -114,12 +117,16 @@ class Executor {
   ExecutorParams params_;
   int first_gpu_op_ = 0;
   std::unique_ptr<ThreadPool> pool_;
-  cuda::Stream stream_;
+  cuda::PooledStream stream_;
   std::vector<std::unique_ptr<Operator>> ops_;
   std::vector<OpContext> contexts_;
   std::vector<std::unique_ptr<OpStats>> op_stats_;
   mutable std::mutex stats_mu_;
   std::vector<Slot> cpu_slots_, gpu_slots_;
+  // GPU-stage tensors that are not pipeline outputs live only within one iteration of the GPU
+  // stage, which runs iterations one after another on one stream: one buffer serves them all
+  // (the one in gpu_slots_[0]), instead of one per prefetched iteration.
+  std::vector<std::vector<char>> shared_gpu_;  // [op - first_gpu_op_][output]
 
   // Everything below is guarded by mu_.
   mutable std::mutex mu_;

@@ -27,7 +27,10 @@ Buffer::Buffer(Buffer&& o) noexcept
 
 Buffer& Buffer::operator=(Buffer&& o) noexcept {
   if (this != &o) {
-    reset();
+    try {
+      reset();
+    } catch (...) {
+    }
     kind_ = o.kind_;
     device_ = o.device_;
     data_ = o.data_;
