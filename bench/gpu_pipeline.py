@@ -50,7 +50,9 @@ def run(data, batch, threads, load, batches, depth):
            "device_reserved_mb": mem["reserved"] / 2**20,
            "device_peak_in_use_mb": mem["peak_allocated"] / 2**20,
            "cudaMalloc_calls_in_steady_state": mem["upstream_allocations"] - pre,
-           "per_op_ms": {k: round(v["mean_time_ms"], 2) for k, v in p.executor_statistics().items()}}
+           "per_op_ms": {k: round(v["mean_time_ms"], 2) for k, v in p.executor_statistics().items()},
+           "nvjpeg_ms_per_batch": {k: round(stats[f"nvjpeg_{k}_ms"] / max(1, stats["nvjpeg_batches"]), 2)
+                                   for k in ("parse", "decode", "hardware_submit")}}
     del p
     backend.release_unused_memory()
     return res
@@ -74,7 +76,8 @@ def main():
             print(f"threads {t:2d} hw_load {load:4.2f}: {r['images_per_s']:8,.0f} img/s, hw share "
                   f"{r['hw_share']:.2f}, device {r['device_reserved_mb']:.0f} MB reserved / "
                   f"{r['device_peak_in_use_mb']:.0f} MB peak in use, cudaMalloc in steady state: "
-                  f"{r['cudaMalloc_calls_in_steady_state']}, per op ms {r['per_op_ms']}", flush=True)
+                  f"{r['cudaMalloc_calls_in_steady_state']}, per op ms {r['per_op_ms']}, nvJPEG phases "
+                  f"{r['nvjpeg_ms_per_batch']}", flush=True)
     if args.json:
         with open(args.json, "w") as f:
             json.dump(rows, f, indent=1)

@@ -1,6 +1,7 @@
 // One batch of NvjpegDecoder: parse, route, decode (hybrid path on the pool while the calling
 // thread submits the hardware sub-batch), join. The overview is in nvjpeg_decoder.h.
 
+#include <chrono>
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -136,6 +137,12 @@ void NvjpegDecoder::Impl::decode(std::span<const DecodeRequest> batch, OutputCol
   cuda::DeviceGuard guard(opt_.device);
   begin_batch(batch, color, results);
   entry_.record(stream);
+  using Clock = std::chrono::steady_clock;
+  auto ms_since = [](Clock::time_point t) {
+    return std::chrono::duration<double, std::milli>(Clock::now() - t).count();
+  };
+  const auto t_start = Clock::now();
+  auto t_decode = t_start;
   try {
     {  // 1. Parse every sample; stage hardware candidates.
       std::atomic<int> next{0};
@@ -144,14 +151,17 @@ void NvjpegDecoder::Impl::decode(std::span<const DecodeRequest> batch, OutputCol
       group.wait();
     }
     route();  // 2.
-    {         // 3. Hybrid samples on the pool; meanwhile the hardware sub-batch from here.
+    t_decode = Clock::now();
+    {  // 3. Hybrid samples on the pool; meanwhile the hardware sub-batch from here.
       std::atomic<int> next{0};
       ThreadPool::TaskGroup group(pool);
       launch(group, pool, next, static_cast<int>(hybrid_list_.size()), [this](int k, int slot) {
         begin_slot(slot, /*after_hardware=*/false);
         decode_hybrid(slot, hybrid_list_[k], /*retry=*/false);
       });
+      const auto t_hw = Clock::now();
       submit_hardware();
+      hw_submit_ms_ = ms_since(t_hw);
       group.wait();
     }
     if (!retry_list_.empty()) {  // 3b. nvJPEG rejected the hardware sub-batch as a whole.
@@ -172,6 +182,8 @@ void NvjpegDecoder::Impl::decode(std::span<const DecodeRequest> batch, OutputCol
     throw;
   }
   join(stream);  // 4.
+  parse_ms_ = std::chrono::duration<double, std::milli>(t_decode - t_start).count();
+  decode_ms_ = ms_since(t_decode);
   account();
 }
 
@@ -523,6 +535,10 @@ void NvjpegDecoder::Impl::account() {
     }
   }
   std::lock_guard<std::mutex> lk(stats_mu_);
+  stats_.parse_ms += parse_ms_;
+  stats_.decode_ms += decode_ms_;
+  stats_.hardware_submit_ms += hw_submit_ms_;
+  hw_submit_ms_ = 0;
   stats_.batches += 1;
   stats_.samples += static_cast<uint64_t>(batch_size_);
   stats_.hardware += d.hardware;

@@ -150,6 +150,11 @@ struct NvjpegDecoderStats {
   // Hardware sub-batches that nvJPEG rejected as a whole (their samples were re-decoded on the
   // hybrid path and are counted there).
   uint64_t hardware_batch_failures = 0;
+  // Wall time of decode()'s phases, summed over batches (milliseconds): parsing and routing,
+  // hybrid decoding and hardware submission together, and the hardware submission call alone.
+  double parse_ms = 0;
+  double decode_ms = 0;
+  double hardware_submit_ms = 0;
 };
 
 class NvjpegDecoder {

@@ -99,6 +99,7 @@ struct NvjpegDecoder::Impl {
               const std::function<void(int item, int slot)>& body);
 
   const NvjpegDecoderOptions opt_;
+  double parse_ms_ = 0, decode_ms_ = 0, hw_submit_ms_ = 0;  // this batch's phases
 
   nvjpegHandle_t handle_ = nullptr;
   nvjpegDevAllocator_t dev_allocator_{};

@@ -185,6 +185,10 @@ class ImageDecoderMixed : public Operator {
             {"hybrid_decoded", s.hybrid},
             {"gpu_hybrid_decoded", s.gpu_hybrid},
             {"cpu_decoded", fallback_count_.load()},
+            {"nvjpeg_parse_ms", s.parse_ms},
+            {"nvjpeg_decode_ms", s.decode_ms},
+            {"nvjpeg_hardware_submit_ms", s.hardware_submit_ms},
+            {"nvjpeg_batches", s.batches},
             {"hardware_status", decoder_->hardware_status()}};
   }
 
