@@ -14,7 +14,8 @@ import time
 from sluice import backend, fn, pipeline_def, types
 
 
-def run(data, batch, threads, load, batches, depth):
+def run(data, batch, threads, load, batches, depth, lanes):
+    os.environ["SLUICE_NVJPEG_HW_LANES"] = str(lanes)
     @pipeline_def(batch_size=batch, num_threads=threads, device_id=0, seed=1,
                   prefetch_queue_depth=depth)
     def pipe():
@@ -44,7 +45,7 @@ def run(data, batch, threads, load, batches, depth):
     stats = p.executor_statistics()["Decoder"]
     mem = backend.memory_stats()["device"][0]
     decoded = stats["hardware_decoded"] + stats["hybrid_decoded"] + stats["gpu_hybrid_decoded"] + stats["cpu_decoded"]
-    res = {"threads": threads, "hw_decoder_load": load, "images_per_s": batches * batch / dt,
+    res = {"threads": threads, "hw_decoder_load": load, "hw_lanes": lanes, "images_per_s": batches * batch / dt,
            "hw_share": stats["hardware_decoded"] / max(1, decoded),
            "cpu_fallback": stats["cpu_decoded"],
            "device_reserved_mb": mem["reserved"] / 2**20,
@@ -66,14 +67,16 @@ def main():
     ap.add_argument("--threads", default=str(os.cpu_count()))
     ap.add_argument("--loads", default="0.5,0.75,0.9,1.0")
     ap.add_argument("--depth", type=int, default=3)
+    ap.add_argument("--lanes", default="2", help="concurrent hardware submissions")
     ap.add_argument("--json")
     args = ap.parse_args()
     rows = []
     for t in [int(x) for x in args.threads.split(",")]:
+      for lanes in [int(x) for x in args.lanes.split(",")]:
         for load in [float(x) for x in args.loads.split(",")]:
-            r = run(args.data, args.batch, t, load, args.batches, args.depth)
+            r = run(args.data, args.batch, t, load, args.batches, args.depth, lanes)
             rows.append(r)
-            print(f"threads {t:2d} hw_load {load:4.2f}: {r['images_per_s']:8,.0f} img/s, hw share "
+            print(f"threads {t:2d} lanes {lanes} hw_load {load:4.2f}: {r['images_per_s']:8,.0f} img/s, hw share "
                   f"{r['hw_share']:.2f}, device {r['device_reserved_mb']:.0f} MB reserved / "
                   f"{r['device_peak_in_use_mb']:.0f} MB peak in use, cudaMalloc in steady state: "
                   f"{r['cudaMalloc_calls_in_steady_state']}, per op ms {r['per_op_ms']}, nvJPEG phases "

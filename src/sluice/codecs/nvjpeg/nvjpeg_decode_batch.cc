@@ -5,6 +5,7 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <thread>
 #include <climits>
 #include <cstring>
 
@@ -395,45 +396,73 @@ void NvjpegDecoder::Impl::route() {
 
 void NvjpegDecoder::Impl::submit_hardware() {
   if (hw_list_.empty()) return;
-  const int m = static_cast<int>(hw_list_.size());
-  hw_data_.resize(m);
-  hw_lengths_.resize(m);
-  hw_dst_.resize(m);
-  hw_params_.resize(m);
-  for (int k = 0; k < m; ++k) {
-    const int i = hw_list_[k];
-    hw_data_[k] = samples_[i].staged;
-    hw_lengths_[k] = requests_[i].size;
-    hw_dst_[k] = nvjpegImage_t{};
-    hw_dst_[k].channel[0] = requests_[i].dst;
-    hw_dst_[k].pitch[0] = size_t(samples_[i].out_w) * size_t(channels_);
-    hw_params_[k] = params_[i];
-  }
-  // The batched state is reused: its previous batch must have finished before it is
+  // The batched states are reused: their previous batch must have finished before they are
   // re-initialized (DALI and nvImageCodec wait here too). Normally long done: it was submitted
   // one decode() ago.
   hw_done_.synchronize();
-  cuda::stream_wait_event(hw_stream_.get(), entry_.get());
   hw_submitted_ = true;
-  const char* phase = "nvjpegDecodeBatchedInitialize";
-  // max_cpu_threads is not used by the hardware backend (DALI passes 1 as well).
-  nvjpegStatus_t st = nvjpegDecodeBatchedInitialize(handle_, hw_state_, m, 1, format_);
-  if (st == NVJPEG_STATUS_SUCCESS) {
-    phase = "nvjpegDecodeBatchedEx";
-    st = nvjpegDecodeBatchedEx(handle_, hw_state_, hw_data_.data(), hw_lengths_.data(),
-                               hw_dst_.data(), hw_params_.data(),
-                               static_cast<cudaStream_t>(hw_stream_.get()));
+  // Contiguous shares of the sorted hardware list, one per lane.
+  const int m = static_cast<int>(hw_list_.size());
+  const int lanes = std::min<int>(static_cast<int>(hw_lanes_.size()), m);
+  for (int l = 0; l < static_cast<int>(hw_lanes_.size()); ++l) {
+    HwLane& lane = hw_lanes_[l];
+    lane.samples.assign(hw_list_.begin() + (l < lanes ? int64_t(m) * l / lanes : m),
+                        hw_list_.begin() + (l < lanes ? int64_t(m) * (l + 1) / lanes : m));
   }
+  std::vector<std::thread> helpers;
+  for (int l = 1; l < lanes; ++l) {
+    helpers.emplace_back([this, l] {
+      cuda::DeviceGuard guard(opt_.device);
+      submit_lane(hw_lanes_[l]);
+    });
+  }
+  if (lanes > 0) submit_lane(hw_lanes_[0]);
+  for (auto& t : helpers) t.join();
+  for (int l = 0; l < lanes; ++l) cuda::stream_wait_event(hw_stream_.get(), hw_lanes_[l].done.get());
   // Recorded after a failure too: nvJPEG may have queued part of the work.
   staging_done_[staging_index_].record(hw_stream_.get());
   hw_done_.record(hw_stream_.get());
-  if (st == NVJPEG_STATUS_SUCCESS) {
-    for (int i : hw_list_) set_decoded(results_[i], DecodeRoute::kHardware);
-    return;
+  for (int l = 0; l < lanes; ++l) {
+    HwLane& lane = hw_lanes_[l];
+    if (lane.status == NVJPEG_STATUS_SUCCESS) {
+      for (int i : lane.samples) set_decoded(results_[i], DecodeRoute::kHardware);
+      continue;
+    }
+    hw_failure_ = make_string(lane.phase, " for ", lane.samples.size(), " samples returned ",
+                              nvjpeg_status_name(lane.status));
+    for (int i : lane.samples) {
+      retry_list_.push_back(i);
+      samples_[i].plan = Plan::kHybrid;
+    }
   }
-  hw_failure_ = make_string(phase, " for ", m, " samples returned ", nvjpeg_status_name(st));
-  retry_list_ = hw_list_;
-  for (int i : retry_list_) samples_[i].plan = Plan::kHybrid;
+}
+
+void NvjpegDecoder::Impl::submit_lane(HwLane& lane) {
+  const int m = static_cast<int>(lane.samples.size());
+  lane.data.resize(m);
+  lane.lengths.resize(m);
+  lane.dst.resize(m);
+  lane.params.resize(m);
+  for (int k = 0; k < m; ++k) {
+    const int i = lane.samples[k];
+    lane.data[k] = samples_[i].staged;
+    lane.lengths[k] = requests_[i].size;
+    lane.dst[k] = nvjpegImage_t{};
+    lane.dst[k].channel[0] = requests_[i].dst;
+    lane.dst[k].pitch[0] = size_t(samples_[i].out_w) * size_t(channels_);
+    lane.params[k] = params_[i];
+  }
+  cuda::stream_wait_event(lane.stream.get(), entry_.get());
+  lane.phase = "nvjpegDecodeBatchedInitialize";
+  // max_cpu_threads is not used by the hardware backend (DALI passes 1 as well).
+  lane.status = nvjpegDecodeBatchedInitialize(handle_, lane.state, m, 1, format_);
+  if (lane.status == NVJPEG_STATUS_SUCCESS) {
+    lane.phase = "nvjpegDecodeBatchedEx";
+    lane.status = nvjpegDecodeBatchedEx(handle_, lane.state, lane.data.data(), lane.lengths.data(),
+                                        lane.dst.data(), lane.params.data(),
+                                        static_cast<cudaStream_t>(lane.stream.get()));
+  }
+  lane.done.record(lane.stream.get());
 }
 
 void NvjpegDecoder::Impl::begin_slot(int slot, bool after_hardware) {

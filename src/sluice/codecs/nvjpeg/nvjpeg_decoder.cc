@@ -1,6 +1,7 @@
 // NvjpegDecoder: construction, tear-down and accessors. The per-batch work is in
 // nvjpeg_decode_batch.cc.
 
+#include <cstdlib>
 #include "sluice/codecs/nvjpeg/nvjpeg_decoder.h"
 
 #include <cuda_runtime.h>
@@ -94,13 +95,23 @@ void NvjpegDecoder::Impl::init() {
   SLUICE_NVJPEG_CHECK(nvjpegSetPinnedMemoryPadding(opt_.host_memory_padding, handle_));
 
   if (hw_enabled_) {
-    SLUICE_NVJPEG_CHECK(nvjpegJpegStateCreate(handle_, &hw_state_));
-    // DALI calls this even without size hints (which nvJPEG refuses as 0, hence 1): it sets up
-    // the hardware decoder's memory pool, ">20% for 8GPU training".
-    SLUICE_NVJPEG_CHECK(nvjpegDecodeBatchedPreAllocate(
-        handle_, hw_state_, std::max(1, hw_batch_size(opt_.max_batch_size)),
-        std::max(1, opt_.preallocate_width_hint), std::max(1, opt_.preallocate_height_hint),
-        NVJPEG_CSS_444, NVJPEG_OUTPUT_RGBI));
+    int lanes = opt_.hardware_lanes;
+    if (lanes <= 0) {
+      const char* env = std::getenv("SLUICE_NVJPEG_HW_LANES");
+      lanes = env && std::atoi(env) > 0 ? std::atoi(env) : 2;
+    }
+    const int per_lane = std::max(1, (hw_batch_size(opt_.max_batch_size) + lanes - 1) / lanes);
+    hw_lanes_.resize(lanes);
+    for (HwLane& lane : hw_lanes_) {
+      SLUICE_NVJPEG_CHECK(nvjpegJpegStateCreate(handle_, &lane.state));
+      // DALI calls this even without size hints (which nvJPEG refuses as 0, hence 1): it sets
+      // up the hardware decoder's memory pool, ">20% for 8GPU training".
+      SLUICE_NVJPEG_CHECK(nvjpegDecodeBatchedPreAllocate(
+          handle_, lane.state, per_lane, std::max(1, opt_.preallocate_width_hint),
+          std::max(1, opt_.preallocate_height_hint), NVJPEG_CSS_444, NVJPEG_OUTPUT_RGBI));
+      lane.stream = cuda::Stream(opt_.device);
+      lane.done = cuda::Event(opt_.device);
+    }
     hw_stream_ = cuda::Stream(opt_.device);
     hw_done_ = cuda::Event(opt_.device);
     for (auto& e : staging_done_) e = cuda::Event(opt_.device);
@@ -182,6 +193,7 @@ NvjpegDecoder::Impl::~Impl() {
                   cudaSetDevice(opt_.device) == cudaSuccess;
   // No work may be in flight on buffers that are about to be freed.
   synchronize_quietly(hw_stream_);
+  for (auto& lane : hw_lanes_) synchronize_quietly(lane.stream);
   for (auto& ts : threads_) synchronize_quietly(ts->stream);
 
   for (auto& ts : threads_) {
@@ -211,7 +223,10 @@ NvjpegDecoder::Impl::~Impl() {
   for (nvjpegDecodeParams_t p : params_) {
     release_check(nvjpegDecodeParamsDestroy(p), "nvjpegDecodeParamsDestroy");
   }
-  if (hw_state_) release_check(nvjpegJpegStateDestroy(hw_state_), "nvjpegJpegStateDestroy");
+  for (auto& lane : hw_lanes_) {
+    if (lane.state) release_check(nvjpegJpegStateDestroy(lane.state), "nvjpegJpegStateDestroy");
+  }
+  hw_lanes_.clear();
   for (Buffer& b : staging_) b.reset();
   if (handle_) release_check(nvjpegDestroy(handle_), "nvjpegDestroy");
   threads_.clear();  // streams and events, with the device still current

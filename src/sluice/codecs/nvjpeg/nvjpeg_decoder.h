@@ -90,6 +90,11 @@ struct NvjpegDecoderOptions {
   // Interpolate chroma like libjpeg's "fancy" upsampling (NVJPEG_FLAGS_UPSAMPLING_WITH_
   // INTERPOLATION); off: chroma is replicated, nvJPEG's default and DALI's.
   bool fancy_upsampling = false;
+  // Hardware sub-batches submitted concurrently, each with its own batched state and stream:
+  // nvjpegDecodeBatchedEx spends most of its time on the calling thread preparing the engines'
+  // work, so submitting from several threads keeps the engines fed. 0: SLUICE_NVJPEG_HW_LANES
+  // or 2.
+  int hardware_lanes = 0;
 };
 
 enum class OutputColor : uint8_t { kRGB, kBGR, kGray };  // NVJPEG_OUTPUT_RGBI / BGRI / Y

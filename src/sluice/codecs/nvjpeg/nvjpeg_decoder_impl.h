@@ -111,8 +111,22 @@ struct NvjpegDecoder::Impl {
   std::string hw_status_;
   unsigned hw_engines_ = 0;
   unsigned hw_cores_ = 0;
-  nvjpegJpegState_t hw_state_ = nullptr;
-  cuda::Stream hw_stream_;
+  // Lanes of concurrent hardware submissions; each joins hw_stream_ when it is done.
+  struct HwLane {
+    nvjpegJpegState_t state = nullptr;
+    cuda::Stream stream;
+    cuda::Event done;
+    std::vector<int> samples;  // sample indices of this lane's sub-batch
+    std::vector<const unsigned char*> data;
+    std::vector<size_t> lengths;
+    std::vector<nvjpegImage_t> dst;
+    std::vector<nvjpegDecodeParams_t> params;
+    nvjpegStatus_t status = NVJPEG_STATUS_SUCCESS;
+    const char* phase = "";
+  };
+  std::vector<HwLane> hw_lanes_;
+  void submit_lane(HwLane& lane);
+  cuda::Stream hw_stream_;  // joins the lanes: hw_done_ and staging_done_ are recorded here
   cuda::Event hw_done_;  // after the last hardware submission; awaited before the next one
   // Note [Hardware staging]
   // The hardware decoder reads its input bitstreams asynchronously, so they are copied into
@@ -141,10 +155,6 @@ struct NvjpegDecoder::Impl {
   std::vector<int> hw_list_;
   std::vector<int> hybrid_list_;
   std::vector<int> retry_list_;  // hardware samples to decode again on the hybrid path
-  std::vector<const unsigned char*> hw_data_;
-  std::vector<size_t> hw_lengths_;
-  std::vector<nvjpegImage_t> hw_dst_;
-  std::vector<nvjpegDecodeParams_t> hw_params_;
 
   mutable std::mutex stats_mu_;
   NvjpegDecoderStats stats_;

@@ -10,6 +10,7 @@
 
 #include <cstring>
 
+#include "sluice/codecs/jpeg_structure.h"
 #include "sluice/codecs/nvjpeg/nvjpeg_decoder.h"
 #include "sluice/cuda/param_upload.h"
 #include "sluice/kernels/crop/crop_gpu.h"
@@ -78,6 +79,11 @@ class ImageDecoderMixed : public Operator {
     ws.for_each_sample([&](int i, int) {
       try {
         info[i] = codecs::peek_image(in.sample<uint8_t>(i), in.sample_bytes(i));
+        if (info[i].format == codecs::ImageFormat::kJpeg) {
+          // nvJPEG decodes truncated streams without complaint; libjpeg does not. Agree with it.
+          std::string problem = codecs::jpeg_structure_problem(in.sample<uint8_t>(i), in.sample_bytes(i));
+          if (!problem.empty()) throw DecodeError("corrupt JPEG: " + problem);
+        }
         codecs::ImageSize o = codecs::oriented_size(info[i], args_.adjust_orientation);
         params[i] = base;
         params[i].crop = decoder_window(args_, ws, i, o.height, o.width);
