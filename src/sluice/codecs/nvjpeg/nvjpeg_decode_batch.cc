@@ -340,6 +340,8 @@ void NvjpegDecoder::Impl::parse_sample(int slot, int i) {
     return set_error(res, make_string("setting nvjpegDecodeParams: ", nvjpeg_status_name(st)));
   }
 
+  s.roi = roi;
+  s.use_roi = use_roi;
   s.out_w = roi.w;
   s.out_h = roi.h;
   s.css_score = css_score(css);
@@ -450,15 +452,40 @@ void NvjpegDecoder::Impl::submit_lane(HwLane& lane) {
     lane.dst[k] = nvjpegImage_t{};
     lane.dst[k].channel[0] = requests_[i].dst;
     lane.dst[k].pitch[0] = size_t(samples_[i].out_w) * size_t(channels_);
-    lane.params[k] = params_[i];
+    if (lane.handle == handle_) {
+      lane.params[k] = params_[i];
+      continue;
+    }
+    // Parameters belong to their handle: this lane's own, set like params_[i].
+    if (lane.own_params.size() <= static_cast<size_t>(k)) {
+      nvjpegDecodeParams_t p = nullptr;
+      lane.status = nvjpegDecodeParamsCreate(lane.handle, &p);
+      if (lane.status != NVJPEG_STATUS_SUCCESS) {
+        lane.phase = "nvjpegDecodeParamsCreate";
+        return lane.done.record(lane.stream.get());
+      }
+      lane.own_params.push_back(p);
+    }
+    nvjpegDecodeParams_t p = lane.own_params[k];
+    const Roi& r = samples_[i].roi;
+    lane.status = nvjpegDecodeParamsSetOutputFormat(p, format_);
+    if (lane.status == NVJPEG_STATUS_SUCCESS) {
+      lane.status = samples_[i].use_roi ? nvjpegDecodeParamsSetROI(p, r.x, r.y, r.w, r.h)
+                                        : nvjpegDecodeParamsSetROI(p, 0, 0, -1, -1);
+    }
+    if (lane.status != NVJPEG_STATUS_SUCCESS) {
+      lane.phase = "nvjpegDecodeParamsSet";
+      return lane.done.record(lane.stream.get());
+    }
+    lane.params[k] = p;
   }
   cuda::stream_wait_event(lane.stream.get(), entry_.get());
   lane.phase = "nvjpegDecodeBatchedInitialize";
   // max_cpu_threads is not used by the hardware backend (DALI passes 1 as well).
-  lane.status = nvjpegDecodeBatchedInitialize(handle_, lane.state, m, 1, format_);
+  lane.status = nvjpegDecodeBatchedInitialize(lane.handle, lane.state, m, 1, format_);
   if (lane.status == NVJPEG_STATUS_SUCCESS) {
     lane.phase = "nvjpegDecodeBatchedEx";
-    lane.status = nvjpegDecodeBatchedEx(handle_, lane.state, lane.data.data(), lane.lengths.data(),
+    lane.status = nvjpegDecodeBatchedEx(lane.handle, lane.state, lane.data.data(), lane.lengths.data(),
                                         lane.dst.data(), lane.params.data(),
                                         static_cast<cudaStream_t>(lane.stream.get()));
   }

@@ -103,11 +103,19 @@ void NvjpegDecoder::Impl::init() {
     const int per_lane = std::max(1, (hw_batch_size(opt_.max_batch_size) + lanes - 1) / lanes);
     hw_lanes_.resize(lanes);
     for (HwLane& lane : hw_lanes_) {
-      SLUICE_NVJPEG_CHECK(nvjpegJpegStateCreate(handle_, &lane.state));
+      if (&lane == &hw_lanes_[0]) {
+        lane.handle = handle_;
+      } else {
+        SLUICE_NVJPEG_CHECK(nvjpegCreateEx(NVJPEG_BACKEND_HARDWARE, &dev_allocator_,
+                                           &pinned_allocator_, handle_flags(), &lane.handle));
+        SLUICE_NVJPEG_CHECK(nvjpegSetDeviceMemoryPadding(opt_.device_memory_padding, lane.handle));
+        SLUICE_NVJPEG_CHECK(nvjpegSetPinnedMemoryPadding(opt_.host_memory_padding, lane.handle));
+      }
+      SLUICE_NVJPEG_CHECK(nvjpegJpegStateCreate(lane.handle, &lane.state));
       // DALI calls this even without size hints (which nvJPEG refuses as 0, hence 1): it sets
       // up the hardware decoder's memory pool, ">20% for 8GPU training".
       SLUICE_NVJPEG_CHECK(nvjpegDecodeBatchedPreAllocate(
-          handle_, lane.state, per_lane, std::max(1, opt_.preallocate_width_hint),
+          lane.handle, lane.state, per_lane, std::max(1, opt_.preallocate_width_hint),
           std::max(1, opt_.preallocate_height_hint), NVJPEG_CSS_444, NVJPEG_OUTPUT_RGBI));
       lane.stream = cuda::Stream(opt_.device);
       lane.done = cuda::Event(opt_.device);
@@ -225,6 +233,12 @@ NvjpegDecoder::Impl::~Impl() {
   }
   for (auto& lane : hw_lanes_) {
     if (lane.state) release_check(nvjpegJpegStateDestroy(lane.state), "nvjpegJpegStateDestroy");
+    for (nvjpegDecodeParams_t p : lane.own_params) {
+      release_check(nvjpegDecodeParamsDestroy(p), "nvjpegDecodeParamsDestroy");
+    }
+    if (lane.handle && lane.handle != handle_) {
+      release_check(nvjpegDestroy(lane.handle), "nvjpegDestroy");
+    }
   }
   hw_lanes_.clear();
   for (Buffer& b : staging_) b.reset();

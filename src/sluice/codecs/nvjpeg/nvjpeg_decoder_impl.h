@@ -65,6 +65,8 @@ struct SampleState {
   int out_w = 0;
   int out_h = 0;
   const uint8_t* staged = nullptr;  // pinned copy for the hardware decoder
+  Roi roi;                          // the decoded region (whole image: use_roi false)
+  bool use_roi = false;
 };
 
 struct NvjpegDecoder::Impl {
@@ -113,6 +115,10 @@ struct NvjpegDecoder::Impl {
   unsigned hw_cores_ = 0;
   // Lanes of concurrent hardware submissions; each joins hw_stream_ when it is done.
   struct HwLane {
+    // Lanes other than the first have their own handle: nvJPEG serialises batched submissions
+    // on one handle.
+    nvjpegHandle_t handle = nullptr;
+    std::vector<nvjpegDecodeParams_t> own_params;  // created with `handle`, grown on demand
     nvjpegJpegState_t state = nullptr;
     cuda::Stream stream;
     cuda::Event done;
