@@ -47,6 +47,10 @@ class OpInstance:
                     f"output), got {type(x).__name__}"
                 )
         self.inputs = list(inputs)
+        if self.type.startswith("readers."):
+            from sluice.sharding import resolve_auto
+
+            resolve_auto(kwargs)
         self.arg_inputs = {}
         self.args = {}
         for k, v in kwargs.items():

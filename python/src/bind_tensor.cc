@@ -470,6 +470,33 @@ void register_tensors(nb::module_& m) {
           [](const PyTensorListCPU& t, nb::handle, nb::handle) { return to_numpy(list_view(t)); },
           nb::arg("dtype") = nb::none(), nb::arg("copy") = nb::none());
 
+  lcpu.def(
+      "copy_to_gpu",
+      [](const PyTensorListCPU& t, int device, uintptr_t stream) {
+        // Through pinned staging, asynchronously on `stream` (e.g. a side stream of the
+        // consumer's): both buffers come from Sluice's pools and are freed stream-ordered.
+        SLUICE_CHECK(t.list.is_contiguous(), InvalidArgument, "copy_to_gpu needs a contiguous batch");
+        auto s = reinterpret_cast<cuda::StreamHandle>(stream);
+        SLUICE_CHECK(s != nullptr, InvalidArgument,
+                     "copy_to_gpu needs a CUDA stream (not the legacy default stream)");
+        cuda::DeviceGuard guard(device);
+        TensorList staging(MemoryKind::kPinned);
+        staging.set_stream(s);
+        staging.copy_from(t.list, nullptr);  // host -> pinned (a CPU copy)
+        PyTensorListGPU g;
+        g.list = TensorList(MemoryKind::kDevice, device);
+        g.list.set_stream(s);
+        g.list.copy_from(staging, s);  // pinned -> device, asynchronous
+        g.owner = std::make_shared<Outputs>();
+        g.owner->batch = t.owner ? t.owner->batch : BatchInfo();
+        g.owner->stream = s;
+        g.owner->ready = std::make_shared<cuda::Event>(device);
+        g.owner->ready->record(s);
+        return g;
+      },
+      nb::arg("device"), nb::arg("stream"),
+      "An asynchronous copy of this batch on the GPU, ordered on `stream`.");
+
   auto lgpu = nb::class_<PyTensorListGPU>(m, "TensorListGPU", "A batch on the GPU.");
   bind_list_common(lgpu);
   lgpu.def_prop_ro("device_id", [](const PyTensorListGPU& t) { return t.list.device(); })

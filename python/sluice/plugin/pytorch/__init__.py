@@ -1,0 +1,298 @@
+"""PyTorch iterators over Sluice pipelines, with DALI's names and semantics.
+
+    from sluice.plugin.pytorch import DALIClassificationIterator, LastBatchPolicy
+
+Batches are torch tensors made from the pipeline's outputs without copies (DLPack), on the
+pipeline's device, ordered on torch's current stream; a buffer goes back to the pipeline only when
+torch has released the tensor. With ``gpu_normalize=...`` a pipeline that ends on the CPU in uint8
+HWC is moved to the GPU on a side stream, permuted, converted and normalised there while the
+previous batch trains (a built-in prefetcher).
+
+Imports torch lazily: nothing else in Sluice needs it.
+"""
+
+import enum
+
+from sluice.sharding import shard_info
+
+__all__ = ["DALIGenericIterator", "DALIClassificationIterator", "LastBatchPolicy",
+           "GenericIterator", "ClassificationIterator", "shard_info"]
+
+
+class LastBatchPolicy(enum.Enum):
+    """What the last batch of an epoch does when the data does not fill it (DALI's rules):
+    FILL returns it full (padded with repeated or wrapped-around samples), DROP leaves it out,
+    PARTIAL returns only the real samples."""
+
+    FILL = 0
+    DROP = 1
+    PARTIAL = 2
+
+
+class _GpuNormalize:
+    """The prefetcher for CPU pipelines: uint8 HWC batches go to the GPU on a side stream and are
+    converted there to normalised float CHW while the consumer trains on the previous batch."""
+
+    def __init__(self, device, mean, std, dtype, channels_last):
+        import torch
+
+        self.torch = torch
+        self.device = torch.device("cuda", device)
+        self.stream = torch.cuda.Stream(device=self.device)
+        shape = (1, -1, 1, 1)
+        self.mean = torch.tensor(mean, dtype=torch.float32, device=self.device).view(shape)
+        self.inv_std = 1.0 / torch.tensor(std, dtype=torch.float32, device=self.device).view(shape)
+        self.dtype = dtype
+        self.channels_last = channels_last
+
+    def start(self, batch):
+        """Queues the copy and conversion of `batch` (a TensorListCPU, uint8 HWC)."""
+        torch = self.torch
+        gpu = batch.copy_to_gpu(self.device.index, self.stream.cuda_stream)
+        with torch.cuda.stream(self.stream):
+            x = torch.from_dlpack(gpu).permute(0, 3, 1, 2).float()
+            x = ((x - self.mean) * self.inv_std).to(self.dtype)
+            if self.channels_last:
+                x = x.contiguous(memory_format=torch.channels_last)
+            else:
+                x = x.contiguous()
+        return x
+
+    def finish(self, x):
+        """Makes the consumer's stream wait for the conversion and hands the tensor over."""
+        current = self.torch.cuda.current_stream(self.device)
+        current.wait_stream(self.stream)
+        x.record_stream(current)
+        return x
+
+
+class DALIGenericIterator:
+    """Iterates over one pipeline (or one per GPU, in a list) and returns, per step, a list with
+    one dict {name: torch.Tensor} per pipeline.
+
+    size: samples per epoch when not using reader_name (-1: until the pipeline ends).
+    reader_name: the reader whose epoch defines this iterator's epoch (recommended).
+    last_batch_policy: FILL, DROP or PARTIAL (see LastBatchPolicy).
+    last_batch_padded: accepted for compatibility; with reader_name the reader knows.
+    auto_reset: start the next epoch automatically (True / "yes") after StopIteration.
+    gpu_normalize: for CPU pipelines ending in uint8 HWC images: a dict with mean, std (per
+        channel, 0-255 scale), optional dtype (torch.float32), device (0) and channels_last; the
+        first output is then delivered normalised, float and CHW on that GPU, prefetched one
+        batch ahead on a side stream.
+    """
+
+    def __init__(self, pipelines, output_map, size=-1, reader_name=None, auto_reset=False,
+                 fill_last_batch=None, dynamic_shape=False, last_batch_padded=False,
+                 last_batch_policy=LastBatchPolicy.FILL, prepare_first_batch=True,
+                 gpu_normalize=None):
+        import torch  # noqa: F401 - fail early when torch is missing
+
+        self._pipes = pipelines if isinstance(pipelines, (list, tuple)) else [pipelines]
+        self._output_map = list(output_map)
+        if len(set(self._output_map)) != len(self._output_map):
+            raise ValueError("output_map names must be unique")
+        if fill_last_batch is not None:  # DALI's deprecated spelling
+            last_batch_policy = LastBatchPolicy.FILL if fill_last_batch else LastBatchPolicy.DROP
+        if not isinstance(last_batch_policy, LastBatchPolicy):
+            raise ValueError(f"last_batch_policy must be a LastBatchPolicy, got {last_batch_policy!r}")
+        if size > 0 and reader_name is not None:
+            raise ValueError("give either size or reader_name, not both")
+        self._policy = last_batch_policy
+        self._reader_name = reader_name
+        self._size = size
+        self._auto_reset = auto_reset in (True, "yes")
+        self._dynamic_shape = dynamic_shape
+        self._last_batch_padded = last_batch_padded
+        for p in self._pipes:
+            p.build()
+        self._batch_size = self._pipes[0].max_batch_size
+        self._normalize = None
+        if gpu_normalize is not None:
+            import torch
+
+            opts = dict(gpu_normalize)
+            self._normalize = _GpuNormalize(opts.get("device", 0), opts["mean"], opts["std"],
+                                            opts.get("dtype", torch.float32),
+                                            opts.get("channels_last", False))
+        self._counter = 0  # batches returned in this epoch
+        self._samples = 0  # samples returned in this epoch (size-based epochs)
+        self._ended = False
+        self._pending = None  # the prefetched, converted batch (gpu_normalize)
+        self._primed = False
+        if prepare_first_batch:
+            self._prime()
+
+    # --- epoch length ------------------------------------------------------------------------
+    def _meta(self):
+        return self._pipes[0].reader_meta(self._reader_name)
+
+    def _batches_per_epoch(self):
+        """Batches this iterator returns per epoch; None when unknown (until the data ends)."""
+        if self._reader_name is not None:
+            meta = self._meta()
+            if self._policy == LastBatchPolicy.DROP:
+                # Only batches complete on every shard: all ranks drop the same ones.
+                min_shard = meta["epoch_size"] // meta["number_of_shards"]
+                return min_shard // self._batch_size
+            return meta["batches_per_epoch"]
+        if self._size > 0:
+            if self._policy == LastBatchPolicy.DROP:
+                return self._size // self._batch_size
+            return -(-self._size // self._batch_size)
+        return None
+
+    def __len__(self):
+        n = self._batches_per_epoch()
+        if n is None:
+            raise TypeError("the iterator's length is unknown: give size or reader_name")
+        return n
+
+    @property
+    def size(self):
+        return self._meta()["epoch_size"] if self._reader_name is not None else self._size
+
+    # --- iteration ---------------------------------------------------------------------------
+    def _prime(self):
+        if not self._primed:
+            for p in self._pipes:
+                p.schedule_run()
+            self._primed = True
+
+    def __iter__(self):
+        return self
+
+    def _fetch(self):
+        """The next iteration of every pipeline: (outputs per pipeline, batch info per pipeline)."""
+        outs, infos = [], []
+        for p in self._pipes:
+            o = p.share_outputs()
+            outs.append(o)
+            infos.append(p.last_batch_info())
+        return outs, infos
+
+    def _release_and_schedule(self):
+        for p in self._pipes:
+            p.release_outputs()
+            p.schedule_run()
+
+    def _to_torch(self, outputs, keep):
+        import torch
+
+        result = []
+        self._last_ptrs = [o.data_ptr() for o in outputs]  # for zero-copy checks
+        for k, o in enumerate(outputs):
+            if not o.is_dense_tensor():
+                raise RuntimeError(
+                    f"output '{self._output_map[k]}' has samples of different shapes; the "
+                    "iterator returns dense batches (resize or crop to a common size)")
+            if k == 0 and self._normalize is not None:
+                result.append(self._normalize.start(o))
+                continue
+            t = torch.from_dlpack(o)
+            result.append(t[:keep] if keep < t.shape[0] else t)
+        return result
+
+    def __next__(self):
+        if self._ended:
+            raise StopIteration
+        self._prime()
+        total = self._batches_per_epoch()
+        if total is not None and self._counter >= total:
+            return self._end_epoch()
+        try:
+            outs, infos = self._fetch()
+        except StopIteration:
+            self._ended = True
+            if self._auto_reset:
+                self.reset()
+            raise
+        keep = self._batch_size
+        if self._policy == LastBatchPolicy.PARTIAL:
+            if self._reader_name is not None:
+                keep = infos[0]["num_valid"]
+            elif self._size > 0:
+                keep = min(keep, self._size - self._samples)
+        keep = min(keep, len(outs[0][0]))
+        batch = []
+        for o in outs:
+            batch.append(dict(zip(self._output_map, self._to_torch(o, keep))))
+        self._release_and_schedule()  # tensors keep their buffers; the pipeline moves on
+        self._counter += 1
+        self._samples += keep
+        if self._normalize is not None:
+            # Hand over the batch converted one step earlier; this one converts meanwhile.
+            previous, self._pending = self._pending, batch
+            if previous is None:
+                return self.__next__() if self._has_next() else self._flush()
+            return self._finish(previous)
+        return batch
+
+    def _has_next(self):
+        total = self._batches_per_epoch()
+        return total is None or self._counter < total
+
+    def _finish(self, batch):
+        key = self._output_map[0]
+        for d in batch:
+            d[key] = self._normalize.finish(d[key])
+        return batch
+
+    def _flush(self):
+        previous, self._pending = self._pending, None
+        return self._finish(previous)
+
+    def _end_epoch(self):
+        if self._normalize is not None and self._pending is not None:
+            return self._flush()
+        # DROP: the pipeline still has this epoch's incomplete batches; skip them so the next
+        # epoch starts at its beginning on every rank.
+        if self._reader_name is not None:
+            meta_batches = self._meta()["batches_per_epoch"]
+            while self._counter < meta_batches:
+                self._fetch()
+                self._release_and_schedule()
+                self._counter += 1
+        self._ended = True
+        if self._auto_reset:
+            self.reset()
+        raise StopIteration
+
+    next = __next__
+
+    def reset(self):
+        """Starts the next epoch (after StopIteration; mid-epoch, the rest of the epoch is
+        skipped)."""
+        if not self._ended and self._reader_name is not None:
+            meta_batches = self._meta()["batches_per_epoch"]
+            while self._counter < meta_batches:
+                self._fetch()
+                self._release_and_schedule()
+                self._counter += 1
+        if self._reader_name is None and self._size <= 0:
+            for p in self._pipes:  # external sources: start the data again
+                p.reset()
+            self._primed = False
+            self._prime()
+        self._counter = 0
+        self._samples = 0
+        self._ended = False
+        self._pending = None
+
+
+class DALIClassificationIterator(DALIGenericIterator):
+    """DALIGenericIterator with output_map ["data", "label"]."""
+
+    def __init__(self, pipelines, size=-1, reader_name=None, auto_reset=False,
+                 fill_last_batch=None, dynamic_shape=False, last_batch_padded=False,
+                 last_batch_policy=LastBatchPolicy.FILL, prepare_first_batch=True,
+                 gpu_normalize=None):
+        super().__init__(pipelines, ["data", "label"], size, reader_name=reader_name,
+                         auto_reset=auto_reset, fill_last_batch=fill_last_batch,
+                         dynamic_shape=dynamic_shape, last_batch_padded=last_batch_padded,
+                         last_batch_policy=last_batch_policy,
+                         prepare_first_batch=prepare_first_batch, gpu_normalize=gpu_normalize)
+
+
+# Sluice's own names.
+GenericIterator = DALIGenericIterator
+ClassificationIterator = DALIClassificationIterator
