@@ -1,0 +1,294 @@
+"""Train a torchvision ResNet on an ImageFolder-style directory with Sluice or torchvision feeding it.
+
+    python examples/imagenet/train.py DATA --loader sluice-gpu --arch resnet50 -b 256 --epochs 1
+    torchrun --nproc_per_node=2 examples/imagenet/train.py DATA --loader sluice-gpu
+
+DATA holds train/ and val/ (one sub-folder per class each), or class folders directly (then it
+serves both). Loaders: sluice-gpu (nvJPEG decoding and GPU augmentation), sluice-cpu (decoding
+and augmentation on CPU threads, normalisation on the GPU by the iterator's prefetcher),
+torchvision (DataLoader with worker processes), synthetic (random data already on the GPU: the
+ceiling). bf16 autocast and channels_last; DDP under torchrun. Prints images/s and loss/accuracy
+per epoch. --iters N limits each epoch to N steps (for tests); --find-max-batch searches the
+largest batch the model trains with next to the loader.
+"""
+
+import argparse
+import os
+import pathlib
+import time
+
+import torch
+import torch.distributed as dist
+import torch.nn.functional as F
+import torchvision
+
+MEAN = [0.485 * 255, 0.456 * 255, 0.406 * 255]
+STD = [0.229 * 255, 0.224 * 255, 0.225 * 255]
+
+
+def parse_args(argv=None):
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("data")
+    p.add_argument("--loader", default="sluice-gpu",
+                   choices=["sluice-gpu", "sluice-cpu", "torchvision", "synthetic"])
+    p.add_argument("--arch", default="resnet18")
+    p.add_argument("-b", "--batch-size", type=int, default=256, help="per process")
+    p.add_argument("--epochs", type=int, default=1)
+    p.add_argument("--workers", type=int, default=os.cpu_count() or 4,
+                   help="Sluice threads or DataLoader worker processes (per process)")
+    p.add_argument("--lr", type=float, default=0.1, help="for a global batch of 256")
+    p.add_argument("--iters", type=int, default=0, help="steps per epoch (0: the whole epoch)")
+    p.add_argument("--no-val", action="store_true", help="skip validation")
+    p.add_argument("--no-channels-last", action="store_true")
+    p.add_argument("--no-bf16", action="store_true")
+    p.add_argument("--find-max-batch", action="store_true",
+                   help="search the largest batch the model trains with next to this loader")
+    p.add_argument("--json", help="append the results as a JSON line to this file")
+    return p.parse_args(argv)
+
+
+def folders(data):
+    root = pathlib.Path(data)
+    if (root / "train").is_dir():
+        return root / "train", root / "val" if (root / "val").is_dir() else root / "train"
+    return root, root
+
+
+# --------------------------------------------------------------------------------- loaders
+def sluice_loader(folder, args, rank, world, device, train):
+    from sluice import fn, pipeline_def, types
+    from sluice.plugin.pytorch import DALIClassificationIterator, LastBatchPolicy
+
+    gpu = args.loader == "sluice-gpu"
+
+    @pipeline_def(batch_size=args.batch_size, num_threads=args.workers, seed=12 + rank,
+                  device_id=device.index, prefetch_queue_depth=2)
+    def pipe():
+        jpegs, labels = fn.readers.file(file_root=str(folder), shard_id=rank, num_shards=world,
+                                        random_shuffle=train, pad_last_batch=True, name="Reader")
+        dev = "mixed" if gpu else "cpu"
+        if train:
+            images = fn.decoders.image_random_crop(jpegs, device=dev, output_type=types.RGB)
+            images = fn.resize(images, resize_x=224, resize_y=224)
+            flip = fn.random.coin_flip(probability=0.5)
+        else:
+            images = fn.decoders.image(jpegs, device=dev, output_type=types.RGB)
+            images = fn.resize(images, resize_shorter=256)
+            flip = 0
+        if gpu:
+            images = fn.crop_mirror_normalize(images, dtype=types.FLOAT, output_layout="CHW",
+                                              crop=(224, 224), mean=MEAN, std=STD, mirror=flip)
+            return images, labels.gpu()
+        images = fn.crop(images, crop=(224, 224)) if not train else images
+        return (fn.flip(images, horizontal=flip) if train else images), labels
+
+    normalize = None if gpu else {"mean": MEAN, "std": STD, "device": device.index,
+                                  "channels_last": not args.no_channels_last}
+    it = DALIClassificationIterator(pipe(), reader_name="Reader", auto_reset=True,
+                                    last_batch_policy=LastBatchPolicy.PARTIAL,
+                                    gpu_normalize=normalize)
+
+    def epoch():
+        for batch in it:
+            yield batch[0]["data"], batch[0]["label"].squeeze(-1).long()
+
+    return epoch, len(it)
+
+
+def torchvision_loader(folder, args, rank, world, device, train):
+    T = torchvision.transforms
+    tf = (T.Compose([T.RandomResizedCrop(224), T.RandomHorizontalFlip(), T.PILToTensor()]) if train
+          else T.Compose([T.Resize(256), T.CenterCrop(224), T.PILToTensor()]))
+    ds = torchvision.datasets.ImageFolder(str(folder), tf)
+    sampler = torch.utils.data.distributed.DistributedSampler(ds, world, rank, shuffle=train)
+    loader = torch.utils.data.DataLoader(ds, batch_size=args.batch_size, sampler=sampler,
+                                         num_workers=args.workers, pin_memory=True,
+                                         persistent_workers=True)
+    mean = torch.tensor(MEAN, device=device).view(1, 3, 1, 1)
+    std = torch.tensor(STD, device=device).view(1, 3, 1, 1)
+    state = {"epoch": 0}
+
+    def epoch():
+        sampler.set_epoch(state["epoch"])
+        state["epoch"] += 1
+        for x, y in loader:
+            x = (x.to(device, non_blocking=True).float() - mean) / std
+            yield x, y.to(device, non_blocking=True)
+
+    return epoch, len(loader)
+
+
+def synthetic_loader(folder, args, rank, world, device, train):
+    n = 50 if args.iters == 0 else args.iters
+    x = torch.randn(args.batch_size, 3, 224, 224, device=device)
+    y = torch.randint(0, 1000, (args.batch_size,), device=device)
+
+    def epoch():
+        for _ in range(n):
+            yield x, y
+
+    return epoch, n
+
+
+LOADERS = {"sluice-gpu": sluice_loader, "sluice-cpu": sluice_loader,
+           "torchvision": torchvision_loader, "synthetic": synthetic_loader}
+
+
+# --------------------------------------------------------------------------------- training
+def num_classes(folder):
+    return max(2, sum(1 for p in pathlib.Path(folder).iterdir() if p.is_dir()))
+
+
+def make_model(args, classes, device):
+    model = torchvision.models.__dict__[args.arch](num_classes=classes).to(device)
+    if not args.no_channels_last:
+        model = model.to(memory_format=torch.channels_last)
+    return model
+
+
+def step(model, opt, x, y, args):
+    if not args.no_channels_last:
+        x = x.contiguous(memory_format=torch.channels_last)
+    with torch.autocast("cuda", dtype=torch.bfloat16, enabled=not args.no_bf16):
+        out = model(x)
+        loss = F.cross_entropy(out, y)
+    opt.zero_grad(set_to_none=True)
+    loss.backward()
+    opt.step()
+    return loss, out
+
+
+def progress(iterable, total, desc, rank):
+    if rank != 0:
+        return iterable
+    try:
+        from tqdm import tqdm
+
+        return tqdm(iterable, total=total, desc=desc, unit="batch", leave=False)
+    except ImportError:
+        return iterable
+
+
+def train_epoch(model, opt, epoch_fn, steps, args, rank, world, e):
+    model.train()
+    n, loss_sum, correct, t0 = 0, 0.0, 0, None
+    total = min(steps, args.iters) if args.iters else steps
+    for i, (x, y) in enumerate(progress(epoch_fn(), total, f"epoch {e}", rank)):
+        if args.iters and i >= args.iters:
+            break
+        if i == 1:  # the first step warms up (cuDNN autotuning, pools): time the rest
+            torch.cuda.synchronize()
+            t0, n = time.perf_counter(), 0
+        loss, out = step(model, opt, x, y, args)
+        n += x.shape[0]
+        loss_sum += loss.item() * x.shape[0]
+        correct += (out.argmax(1) == y).sum().item()
+    torch.cuda.synchronize()
+    dt = time.perf_counter() - t0 if t0 else float("nan")
+    stats = torch.tensor([n, loss_sum, correct, dt], dtype=torch.float64, device=x.device)
+    if world > 1:
+        dist.all_reduce(stats[:3])
+    images_per_s = stats[0].item() / dt if t0 else float("nan")
+    return images_per_s, stats[1].item() / max(1, stats[0].item()), stats[2].item() / max(1, stats[0].item())
+
+
+@torch.no_grad()
+def validate(model, epoch_fn, args):
+    model.eval()
+    correct = total = 0
+    for i, (x, y) in enumerate(epoch_fn()):
+        if args.iters and i >= args.iters:
+            break
+        if not args.no_channels_last:
+            x = x.contiguous(memory_format=torch.channels_last)
+        with torch.autocast("cuda", dtype=torch.bfloat16, enabled=not args.no_bf16):
+            correct += (model(x).argmax(1) == y).sum().item()
+        total += y.numel()
+    return correct / max(1, total)
+
+
+def find_max_batch(args, device, classes, hold):
+    """Largest power-of-two-refined batch the model trains with while `hold` (the loader's
+    pipeline, already warmed up) keeps its memory."""
+    model = make_model(args, classes, device)
+    opt = torch.optim.SGD(model.parameters(), lr=0.1, momentum=0.9)
+    lo, hi = 0, 64
+    def fits(b):
+        try:
+            x = torch.randn(b, 3, 224, 224, device=device)
+            y = torch.randint(0, classes, (b,), device=device)
+            for _ in range(2):
+                step(model, opt, x, y, args)
+            torch.cuda.synchronize()
+            return True
+        except torch.cuda.OutOfMemoryError:
+            return False
+        finally:
+            x = y = None
+            torch.cuda.empty_cache()
+    while fits(hi):
+        lo, hi = hi, hi * 2
+    while hi - lo > 8:
+        mid = (lo + hi) // 2
+        lo, hi = (mid, hi) if fits(mid) else (lo, mid)
+    del hold
+    return lo
+
+
+def main(argv=None):
+    args = parse_args(argv)
+    world = int(os.environ.get("WORLD_SIZE", 1))
+    rank = int(os.environ.get("RANK", 0))
+    local = int(os.environ.get("LOCAL_RANK", 0))
+    device = torch.device("cuda", local % torch.cuda.device_count())
+    torch.cuda.set_device(device)
+    if world > 1:
+        # NCCL needs one GPU per rank; ranks sharing a GPU (a one-GPU test machine) use gloo.
+        shared = world > torch.cuda.device_count()
+        dist.init_process_group("gloo" if shared else "nccl")
+    torch.backends.cudnn.benchmark = True
+    train_dir, val_dir = folders(args.data)
+    classes = num_classes(train_dir)
+    loader = LOADERS[args.loader]
+    train_epoch_fn, steps = loader(train_dir, args, rank, world, device, train=True)
+    if args.find_max_batch:
+        it = train_epoch_fn()
+        for _ in range(3):  # the loader's memory is in use and its pools are grown
+            next(it)
+        b = find_max_batch(args, device, classes, it)
+        print(f"max batch {args.arch} with {args.loader}: {b}")
+        if args.json:
+            import json
+
+            with open(args.json, "a") as f:
+                f.write(json.dumps({"arch": args.arch, "loader": args.loader, "max_batch": b}) + "\n")
+        return 0
+    model = make_model(args, classes, device)
+    if world > 1:
+        model = torch.nn.parallel.DistributedDataParallel(model, device_ids=[device.index])
+    lr = args.lr * args.batch_size * world / 256
+    opt = torch.optim.SGD(model.parameters(), lr=lr, momentum=0.9, weight_decay=1e-4)
+    val_epoch_fn = None  # built when first needed: the validation pipeline stays off the GPU
+    for e in range(args.epochs):
+        ips, loss, acc = train_epoch(model, opt, train_epoch_fn, steps, args, rank, world, e)
+        line = f"epoch {e}: {ips:,.0f} images/s, loss {loss:.4f}, train top-1 {acc:.3f}"
+        if not args.no_val and args.loader != "synthetic":
+            if val_epoch_fn is None:
+                val_epoch_fn, _ = loader(val_dir, args, rank, world, device, train=False)
+            line += f", val top-1 {validate(model, val_epoch_fn, args):.3f}"
+        if rank == 0:
+            print(f"[{args.arch} {args.loader} b={args.batch_size} x{world}] {line}", flush=True)
+            if args.json:
+                import json
+
+                with open(args.json, "a") as f:
+                    f.write(json.dumps({"arch": args.arch, "loader": args.loader, "epoch": e,
+                                        "world": world, "batch": args.batch_size,
+                                        "images_per_s": ips, "loss": loss, "top1": acc}) + "\n")
+    if world > 1:
+        dist.destroy_process_group()
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
