@@ -1,5 +1,7 @@
 #include "sluice/memory/memory_resource.h"
 
+#include <sys/mman.h>
+
 #include <atomic>
 #include <cstdlib>
 #include <memory>
@@ -12,12 +14,23 @@
 namespace sluice {
 namespace {
 
-// Plain host memory from the C allocator, with statistics.
+// Plain host memory, with statistics. Large blocks are mapped straight from the kernel and
+// unmapped when freed: through malloc, batch-sized buffers of varying sizes fragment the heap
+// and the process's RSS creeps up epoch after epoch (glibc's adaptive mmap threshold moves them
+// onto the heap); mapped blocks return to the system the moment they are freed.
 class HostResource : public MemoryResource {
  public:
+  static constexpr size_t kMapThreshold = size_t(1) << 20;
+
   void* allocate(size_t bytes) override {
     size_t size = (std::max<size_t>(bytes, 1) + kAlignment - 1) / kAlignment * kAlignment;
-    void* p = std::aligned_alloc(kAlignment, size);
+    void* p = nullptr;
+    if (size >= kMapThreshold) {
+      p = mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+      if (p == MAP_FAILED) p = nullptr;
+    } else {
+      p = std::aligned_alloc(kAlignment, size);
+    }
     if (!p) throw OutOfMemory(make_string("out of host memory: cannot allocate ", bytes, " bytes"));
     std::lock_guard<std::mutex> lk(mu_);
     stats_.allocated += size;
@@ -31,7 +44,11 @@ class HostResource : public MemoryResource {
   void deallocate(void* p, size_t bytes, cuda::StreamHandle) override {
     if (!p) return;
     size_t size = (std::max<size_t>(bytes, 1) + kAlignment - 1) / kAlignment * kAlignment;
-    std::free(p);
+    if (size >= kMapThreshold) {
+      munmap(p, size);
+    } else {
+      std::free(p);
+    }
     std::lock_guard<std::mutex> lk(mu_);
     stats_.allocated -= size;
     stats_.reserved -= size;
