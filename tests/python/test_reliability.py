@@ -140,7 +140,10 @@ def test_memory_fds_and_threads_stay_flat_over_epochs(dataset):
     rss = [s[0] for s in samples]
     early, late = np.mean(rss[3:7]), np.mean(rss[-4:])
     assert late - early < 0.02 * early, rss
-    assert len({s[1] for s in samples[3:]}) == 1 and len({s[2] for s in samples[3:]}) == 1
+    # The reader may have the next batch's files open at any instant: bounded, not growing.
+    fds = [s[1] for s in samples]
+    assert max(fds[8:]) <= max(fds[:8]), fds
+    assert len({s[2] for s in samples[3:]}) == 1
 
 
 def test_create_run_destroy_cycles_return_to_baseline(dataset):
