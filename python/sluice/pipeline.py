@@ -405,6 +405,14 @@ class Pipeline:
         self.build()
         return self._backend.executor_statistics()
 
+    def bottleneck_report(self):
+        """Per-operator time and memory, stage occupancy and which stage limits throughput,
+        with advice (see sluice.profile)."""
+        from sluice.profile import bottleneck_report
+
+        self.build()
+        return bottleneck_report(self)
+
     def last_batch_info(self):
         """Bookkeeping of the last shared iteration (reader epoch, valid samples, ...)."""
         return self._last_info

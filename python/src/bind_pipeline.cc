@@ -129,6 +129,8 @@ void register_pipeline(nb::module_& m) {
            })
       .def("reader_names", [](PyPipeline& p) { return p.ex().reader_names(); })
       .def("executor_statistics", [](PyPipeline& p) { return json_to_python(p.ex().statistics()); })
+      .def("pipeline_statistics",
+           [](PyPipeline& p) { return json_to_python(p.ex().pipeline_statistics()); })
       .def("output_devices",
            [](PyPipeline& p) {
              std::vector<std::string> d;

@@ -41,6 +41,12 @@ std::vector<int> worker_affinity(int num_threads, int device) {
   return cpus;
 }
 
+uint64_t elapsed_ns(std::chrono::steady_clock::time_point start) {
+  return static_cast<uint64_t>(
+      std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - start)
+          .count());
+}
+
 }  // namespace
 
 Executor::Executor(CompiledGraph graph, ExecutorParams params)
@@ -199,6 +205,7 @@ void Executor::cpu_loop() {
     Slot& slot = cpu_slots_[slot_index];
 
     // 2. Size the batch (sources), then run the CPU stage.
+    const auto stage_start = std::chrono::steady_clock::now();
     try {
       for (size_t i = 0; i < ops_.size(); ++i) {
         if (!graph_.ops[i].schema->is_source()) continue;
@@ -231,6 +238,7 @@ void Executor::cpu_loop() {
     // 3. Hand the iteration to the GPU stage, or publish it.
     {
       std::lock_guard<std::mutex> lk(mu_);
+      timing_.cpu_stage_ns += elapsed_ns(stage_start);
       --cpu_busy_;
       if (slot.error) failed_ = true;
       if (has_gpu_stage()) {
@@ -267,6 +275,7 @@ void Executor::gpu_loop() {
     gpu.error = cpu.error;
 
     // 2. Run the mixed and GPU stages on the pipeline stream.
+    const auto stage_start = std::chrono::steady_clock::now();
     if (!gpu.error) {
       try {
         run_stage(first_gpu_op_, static_cast<int>(ops_.size()), cpu, &gpu,
@@ -286,6 +295,7 @@ void Executor::gpu_loop() {
     }
     {
       std::lock_guard<std::mutex> lk(mu_);
+      timing_.gpu_stage_ns += elapsed_ns(stage_start);
       --gpu_busy_;
       --cpu_inflight_;
       if (out->error) failed_ = true;
@@ -349,7 +359,8 @@ void Executor::run_stage(int first, int last, Slot& cpu, Slot* gpu, int caller_s
 void Executor::remap_before(int op, Slot& cpu, Slot* gpu, const std::vector<int>& source) {
   for (int i = 0; i < op; ++i) {
     for (TensorList* t : io_outputs_of(i, cpu, gpu)) {
-      if (t->num_samples() == static_cast<int>(source.size())) t->remap_samples(source, stream_.get());
+      if (t->num_samples() == static_cast<int>(source.size()))
+        t->remap_samples(source, stream_.get());
     }
   }
   std::vector<SampleInfo> samples = cpu.batch.samples;
@@ -399,6 +410,9 @@ void Executor::schedule_run() {
   std::unique_lock<std::mutex> lk(mu_);
   SLUICE_CHECK(!broken_, Error,
                "the pipeline stopped after an error (raised earlier); call reset() to continue");
+  if (timing_.first_schedule == std::chrono::steady_clock::time_point{}) {
+    timing_.first_schedule = std::chrono::steady_clock::now();
+  }
   ++scheduled_;
   cv_.notify_all();
   if (!params_.async) {
@@ -415,7 +429,11 @@ void Executor::schedule_run() {
 
 bool Executor::wait_for_outputs(std::chrono::milliseconds timeout) {
   std::unique_lock<std::mutex> lk(mu_);
-  return cv_.wait_for(lk, timeout, [&] { return stop_ || broken_ || !outputs_.empty(); });
+  const auto start = std::chrono::steady_clock::now();
+  const bool ready =
+      cv_.wait_for(lk, timeout, [&] { return stop_ || broken_ || !outputs_.empty(); });
+  timing_.wait_ns += elapsed_ns(start);
+  return ready;
 }
 
 std::shared_ptr<Outputs> Executor::share_outputs() {
@@ -431,7 +449,9 @@ std::shared_ptr<Outputs> Executor::share_outputs() {
                  "share_outputs() called while ", held_.size(),
                  " outputs are held (prefetch_queue_depth); call release_outputs() first");
   }
+  const auto wait_start = std::chrono::steady_clock::now();
   cv_.wait(lk, [&] { return stop_ || !outputs_.empty(); });
+  timing_.wait_ns += elapsed_ns(wait_start);
   SLUICE_CHECK(!outputs_.empty(), Cancelled, "the pipeline is shutting down");
   auto out = std::move(outputs_.front());
   outputs_.pop_front();
@@ -495,6 +515,22 @@ std::vector<std::string> Executor::reader_names() const {
     if (!ops_[i]->reader_meta().is_null()) names.push_back(graph_.ops[i].name);
   }
   return names;
+}
+
+nlohmann::json Executor::pipeline_statistics() const {
+  std::lock_guard<std::mutex> lk(mu_);
+  const double wall =
+      timing_.first_schedule == std::chrono::steady_clock::time_point{}
+          ? 0.0
+          : std::chrono::duration<double>(std::chrono::steady_clock::now() - timing_.first_schedule)
+                .count();
+  return {{"wall_time_s", wall},
+          {"cpu_stage_busy_s", timing_.cpu_stage_ns / 1e9},
+          {"gpu_stage_busy_s", timing_.gpu_stage_ns / 1e9},
+          {"consumer_wait_s", timing_.wait_ns / 1e9},
+          {"num_threads", params_.num_threads},
+          {"prefetch_queue_depth",
+           has_gpu_stage() ? params_.gpu_queue_depth : params_.cpu_queue_depth}};
 }
 
 nlohmann::json Executor::statistics() const {

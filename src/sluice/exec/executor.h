@@ -83,6 +83,8 @@ class Executor {
   nlohmann::json reader_meta(const std::string& name) const;  // null when not a reader
   std::vector<std::string> reader_names() const;
   nlohmann::json statistics() const;
+  // Stage busy times, consumer waits and queue occupancy since the first schedule_run().
+  nlohmann::json pipeline_statistics() const;
 
   cuda::StreamHandle stream() const { return stream_.get(); }
   bool has_gpu_stage() const { return first_gpu_op_ < static_cast<int>(graph_.ops.size()); }
@@ -145,6 +147,13 @@ class Executor {
   int64_t epoch_ = 0;           // resets so far: the epoch of sources without readers
   int64_t iteration_base_ = 0;  // iterations before the last reset
   std::map<std::string, std::deque<TensorList>, std::less<>> fed_;
+
+  // Where the time goes (for the bottleneck report), guarded by mu_.
+  struct Timing {
+    uint64_t cpu_stage_ns = 0, gpu_stage_ns = 0;  // time the stage threads spent running
+    uint64_t wait_ns = 0;                         // time the consumer spent waiting for outputs
+    std::chrono::steady_clock::time_point first_schedule{};
+  } timing_;
 
   std::thread cpu_thread_, gpu_thread_;
 };

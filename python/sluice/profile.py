@@ -1,0 +1,67 @@
+"""Where a pipeline's time goes, in words a user can act on.
+
+    print(pipe.bottleneck_report())
+
+Reads the executor's statistics: how busy each stage (CPU; mixed + GPU) was, how long the
+consumer waited for batches, and which operator dominates the busiest stage.
+"""
+
+_ADVICE = {
+    "decoders": "decoding is the bottleneck: use more threads (num_threads={threads}) or "
+                "device='mixed' to decode on the GPU",
+    "readers": "reading files is the bottleneck: the storage is slow; try read_ahead=True, "
+               "faster storage, or more threads",
+    "resize": "resizing on the CPU is the bottleneck: decode with image_random_crop (fewer "
+              "pixels to resize), or move resize to the GPU",
+    "random_resized_crop": "random_resized_crop on the CPU is the bottleneck: use "
+                           "decoders.image_random_crop + resize, or run it on the GPU",
+    "crop_mirror_normalize": "crop_mirror_normalize on the CPU is the bottleneck: run it on the "
+                             "GPU (.gpu() first) or output FLOAT16 / uint8",
+}
+
+
+def _family(op_type):
+    return op_type.split(".")[0]
+
+
+def bottleneck_report(pipe):
+    stats = pipe.executor_statistics()
+    ps = pipe._backend.pipeline_statistics()
+    wall = ps["wall_time_s"] or 1e-9
+    waited = ps["consumer_wait_s"] / wall  # share of the time the consumer sat idle
+    busy = {"cpu": ps["cpu_stage_busy_s"] / wall, "gpu": ps["gpu_stage_busy_s"] / wall}
+    lines = [f"{'operator':32s} {'device':6s} {'ms/batch':>9s} {'share':>6s} {'memory MB':>10s}"]
+    stage_total = {"cpu": 0.0, "gpu": 0.0}
+    for name, s in stats.items():
+        stage_total["cpu" if s["device"] == "cpu" else "gpu"] += s["total_time_ms"]
+    for name, s in sorted(stats.items(), key=lambda kv: -kv[1]["total_time_ms"]):
+        stage = "cpu" if s["device"] == "cpu" else "gpu"
+        share = s["total_time_ms"] / max(stage_total[stage], 1e-9)
+        mem = s.get("reserved_memory_size")  # only with enable_memory_stats=True
+        mem = f"{sum(mem) / 2**20:10.1f}" if mem else f"{'-':>10s}"
+        lines.append(f"{name[:32]:32s} {s['device']:6s} {s['mean_time_ms']:9.2f} {100 * share:5.0f}% "
+                     f"{mem}")
+    lines.append(f"stages busy: CPU {100 * busy['cpu']:.0f}% of the time, GPU stage "
+                 f"{100 * busy['gpu']:.0f}%; the consumer waited {100 * waited:.0f}% of the time "
+                 f"(prefetch_queue_depth={ps['prefetch_queue_depth']})")
+    # A stage busy nearly all the time is at capacity even when the consumer rarely waits
+    # (they are then balanced); otherwise an idle consumer means loading is too slow.
+    if waited < 0.1 and max(busy.values()) < 0.9:
+        verdict = ("the pipeline keeps ahead of its consumer: training, not data loading, is the "
+                   "bottleneck")
+    else:
+        stage = max(busy, key=busy.get)
+        ops = [(s["total_time_ms"], s["type"]) for s in stats.values()
+               if (s["device"] == "cpu") == (stage == "cpu")]
+        top = max(ops)[1] if ops else ""
+        if stage == "gpu" and top.startswith("decoders"):
+            verdict = ("GPU decoding is the bottleneck: on GPUs with JPEG engines raise "
+                       "hw_decoder_load; otherwise add threads for the hybrid path")
+        else:
+            verdict = _ADVICE.get(top, _ADVICE.get(_family(top), f"'{top}' on the {stage.upper()} "
+                                  "stage is the bottleneck")).format(threads=ps["num_threads"])
+        if busy[stage] < 0.5:
+            verdict += (" (no stage is busy most of the time: the consumer may be starving it: "
+                        "raise prefetch_queue_depth)")
+    lines.append("verdict: " + verdict)
+    return "\n".join(lines)
