@@ -11,8 +11,9 @@ _ADVICE = {
                 "device='mixed' to decode on the GPU",
     "readers": "reading files is the bottleneck: the storage is slow; try read_ahead=True, "
                "faster storage, or more threads",
-    "resize": "resizing on the CPU is the bottleneck: decode with image_random_crop (fewer "
-              "pixels to resize), or move resize to the GPU",
+    "resize": "resizing on the CPU is the bottleneck: use more threads (num_threads={threads}), "
+              "decode with image_random_crop (fewer pixels to resize) or resize on the GPU "
+              "(.gpu() first, or device='mixed' decoding)",
     "random_resized_crop": "random_resized_crop on the CPU is the bottleneck: use "
                            "decoders.image_random_crop + resize, or run it on the GPU",
     "crop_mirror_normalize": "crop_mirror_normalize on the CPU is the bottleneck: run it on the "

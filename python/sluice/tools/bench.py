@@ -31,6 +31,8 @@ def add_parser(sub):
     p.add_argument("--loaders", default=",".join(LOADERS), help="comma-separated subset")
     p.add_argument("--threads", default=None,
                    help="sweep Sluice's thread count, e.g. 1,2,4,8 (scaling efficiency)")
+    p.add_argument("--profile", action="store_true",
+                   help="print Sluice's bottleneck report (per-operator times, limiting stage)")
     p.add_argument("--json", default="bench-results.json", help="where to write the results")
     p.add_argument("--chart", default="bench-results.png", help="where to write the chart")
     p.add_argument("--worker", help=argparse_suppress())
@@ -142,6 +144,8 @@ def measure(args):
     """Runs one loader (in a child process) and prints its JSON result."""
     import resource
 
+    import torch  # before the clock starts: its import is not the loader's start-up
+
     use_gpu = has_gpu()
     kind = args.worker
     t_start = time.perf_counter()
@@ -152,8 +156,6 @@ def measure(args):
     else:
         epoch, keep = torchvision_loader(args.data, args.batch_size, args.workers,
                                          kind.split("-")[1], use_gpu)
-    import torch
-
     sync = torch.cuda.synchronize if use_gpu else (lambda: None)
     it = epoch()
     first = next(it)
@@ -168,21 +170,22 @@ def measure(args):
         pass
     sync()
     n = 0
+    rss_per_epoch = []
     t0 = time.perf_counter()
-    c0 = os.times()
+    cpu0 = tree_usage()[1]
     for _ in range(args.epochs):
         for images, labels in epoch():
             n += images.shape[0]
+        rss_per_epoch.append(round(tree_usage()[0], 1))
     sync()
     dt = time.perf_counter() - t0
-    c1 = os.times()
-    busy = (c1.user - c0.user) + (c1.system - c0.system) + (c1.children_user - c0.children_user) + (
-        c1.children_system - c0.children_system)
-    rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss + resource.getrusage(
-        resource.RUSAGE_CHILDREN).ru_maxrss
+    busy = tree_usage()[1] - cpu0
+    # Peak of this process, or of the whole tree at an epoch's end (workers are not reaped yet).
+    rss = max(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, max(rss_per_epoch))
     result = {"loader": kind, "images_per_s": n / dt, "images": n, "seconds": dt,
               "time_to_first_batch_s": ttfb, "cpu_utilisation": busy / dt / (os.cpu_count() or 1),
-              "peak_rss_mb": rss / 1024, "first_batch_shape": list(first[0].shape),
+              "peak_rss_mb": rss, "rss_per_epoch_mb": rss_per_epoch,
+              "first_batch_shape": list(first[0].shape),
               "first_batch_dtype": str(first[0].dtype), "first_batch_device": str(first[0].device)}
     if kind.startswith("sluice"):
         from sluice import backend
@@ -190,6 +193,8 @@ def measure(args):
         stats = backend.memory_stats()
         if "device" in stats:
             result["device_memory_mb"] = stats["device"][0]["peak_reserved"] / 2**20
+        if args.profile:
+            result["bottleneck_report"] = keep.bottleneck_report()
     elif use_gpu:
         result["device_memory_mb"] = torch.cuda.max_memory_reserved() / 2**20
     del keep
@@ -197,11 +202,43 @@ def measure(args):
     return 0
 
 
+def process_tree():
+    """This process and its children (DataLoader workers): /proc/<pid> paths."""
+    me = str(os.getpid())
+    tree = []
+    for pid in os.listdir("/proc"):
+        if not pid.isdigit():
+            continue
+        try:
+            with open(f"/proc/{pid}/stat") as f:
+                ppid = f.read().rsplit(")", 1)[1].split()[1]
+        except (OSError, IndexError):
+            continue  # the process ended meanwhile
+        if pid == me or ppid == me:
+            tree.append(f"/proc/{pid}")
+    return tree
+
+
+def tree_usage():
+    """(resident MB, CPU seconds) of the process tree now; os.times() misses live workers."""
+    rss = ticks = 0
+    for p in process_tree():
+        try:
+            with open(f"{p}/statm") as f:
+                rss += int(f.read().split()[1])
+            with open(f"{p}/stat") as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+            ticks += int(fields[11]) + int(fields[12])  # utime + stime
+        except (OSError, IndexError):
+            continue
+    return rss * os.sysconf("SC_PAGE_SIZE") / 2**20, ticks / os.sysconf("SC_CLK_TCK")
+
+
 # ----------------------------------------------------------------------------------- driver
 def run_child(args, loader, extra_env=None):
     cmd = [sys.executable, "-m", "sluice.cli", "bench", "--worker", loader, "--data", str(args.data),
            "-b", str(args.batch_size), "--workers", str(args.workers), "--epochs", str(args.epochs),
-           "--warmup", str(args.warmup)]
+           "--warmup", str(args.warmup)] + (["--profile"] if args.profile else [])
     env = dict(os.environ, **(extra_env or {}))
     proc = subprocess.run(cmd, capture_output=True, text=True, env=env)
     if proc.returncode != 0:
@@ -280,6 +317,9 @@ def run(args):
     with open(args.json, "w") as f:
         json.dump({"meta": meta, "results": results}, f, indent=1)
     print(table(results))
+    for r in results:
+        if r.get("bottleneck_report"):
+            print(f"\n{r['loader']}:\n{r['bottleneck_report']}")
     png = chart(results, args.chart)
     print(f"results: {args.json}" + (f", chart: {png}" if png else ""))
     return 0
