@@ -1,7 +1,10 @@
 """The reliability suite's quick parts (issue 7): shutdown never hangs or leaks threads, memory
 and file descriptors stay flat over epochs and pipeline re-creation, files changing underfoot
 give named errors, corrupt files through the whole pipeline decode or name themselves, outputs
-are deterministic across threads and prefetch depths, and sharding covers every sample."""
+are deterministic across threads and prefetch depths, and sharding covers every sample.
+
+The soak tests are short here; the long run (docs/RELIABILITY.md) sets
+SLUICE_SOAK_IMAGES=3000 SLUICE_SOAK_EPOCHS=100 SLUICE_SOAK_CYCLES=1000."""
 
 import collections
 import hashlib
@@ -30,6 +33,23 @@ def dataset(tmp_path_factory):
 
     root = tmp_path_factory.mktemp("data")
     make_dataset(root, images=96, classes=4, seed=3, workers=2, progress=False)
+    return root
+
+
+SOAK_IMAGES = int(os.environ.get("SLUICE_SOAK_IMAGES", 96))
+SOAK_EPOCHS = int(os.environ.get("SLUICE_SOAK_EPOCHS", 16))
+SOAK_CYCLES = int(os.environ.get("SLUICE_SOAK_CYCLES", 60))
+
+
+@pytest.fixture(scope="module")
+def soak_dataset(dataset, tmp_path_factory):
+    if SOAK_IMAGES == 96:
+        return dataset
+    from sluice.tools.make_dataset import make_dataset
+
+    root = tmp_path_factory.mktemp("soak")
+    make_dataset(root, images=SOAK_IMAGES, classes=10, seed=4, workers=os.cpu_count(),
+                 progress=False)
     return root
 
 
@@ -129,10 +149,10 @@ def test_sigint_and_interpreter_exit_finish_within_two_seconds(dataset, tmp_path
 
 
 # --- soak-lite ---------------------------------------------------------------------------------
-def test_memory_fds_and_threads_stay_flat_over_epochs(dataset):
-    it = DALIClassificationIterator(train_pipe(dataset), reader_name="Reader", auto_reset=True)
+def test_memory_fds_and_threads_stay_flat_over_epochs(soak_dataset):
+    it = DALIClassificationIterator(train_pipe(soak_dataset), reader_name="Reader", auto_reset=True)
     samples = []
-    for epoch in range(16):
+    for epoch in range(SOAK_EPOCHS):
         for _ in it:
             pass
         samples.append((rss_mb(), open_fds(), native_threads()))
@@ -144,6 +164,8 @@ def test_memory_fds_and_threads_stay_flat_over_epochs(dataset):
     fds = [s[1] for s in samples]
     assert max(fds) <= min(fds) + 16 + 2, fds
     assert len({s[2] for s in samples[3:]}) == 1
+    print(f"soak: {SOAK_EPOCHS} epochs of {SOAK_IMAGES} images; RSS MB per epoch {[round(r) for r in rss]}; "
+          f"fds {fds}; threads {samples[-1][2]}")
 
 
 def test_create_run_destroy_cycles_return_to_baseline(dataset):
@@ -156,11 +178,12 @@ def test_create_run_destroy_cycles_return_to_baseline(dataset):
     for _ in range(5):
         cycle()
     base = (rss_mb(), open_fds(), native_threads())
-    for _ in range(60):
+    for _ in range(SOAK_CYCLES):
         cycle()
     now = (rss_mb(), open_fds(), native_threads())
     assert now[1] == base[1] and now[2] == base[2]
     assert now[0] - base[0] < 20, (base, now)
+    print(f"cycles: {SOAK_CYCLES}; (RSS MB, fds, threads) before {base}, after {now}")
 
 
 # --- files changing underfoot -------------------------------------------------------------------
