@@ -331,3 +331,45 @@ def test_bottleneck_report_tells_loading_bound_from_training_bound(dataset):
         time.sleep(0.3)
     report = slow.bottleneck_report()
     assert "keeps ahead" in report, report
+
+
+# --- GPU out of memory -------------------------------------------------------------------------
+OOM_SCRIPT = """
+import sys
+import torch
+from sluice import fn, pipeline_def, types
+from sluice.errors import OutOfMemoryError
+
+@pipeline_def(batch_size=64, num_threads=2, device_id=0, seed=1)
+def pipe():
+    jpegs, labels = fn.readers.file(file_root=sys.argv[1], name="Reader")
+    images = fn.resize(fn.decoders.image(jpegs, device="mixed"), size=(224, 224))
+    return fn.crop_mirror_normalize(images, dtype=types.FLOAT, output_layout="CHW"), labels
+
+torch.cuda.init()
+free, _ = torch.cuda.mem_get_info()
+hog = torch.empty(free - (24 << 20), dtype=torch.uint8, device="cuda")  # leave 24 MB
+try:
+    p = pipe()
+    p.build()
+    p.run()
+    sys.exit("no error with 24 MB of device memory free")
+except OutOfMemoryError as e:
+    print("OOM:", e)
+    p = None
+del hog
+torch.cuda.empty_cache()
+p = pipe()
+images, labels = p.run()
+print("after freeing:", len(images.shape()), "images")
+"""
+
+
+@pytest.mark.gpu
+def test_gpu_out_of_memory_names_operator_and_size_and_the_process_recovers(dataset):
+    proc = subprocess.run([sys.executable, "-c", OOM_SCRIPT, str(dataset)], capture_output=True,
+                          text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr + proc.stdout
+    oom = next(line for line in proc.stdout.splitlines() if line.startswith("OOM:"))
+    assert "operator '" in oom and "bytes" in oom, oom
+    assert "after freeing: 64 images" in proc.stdout, proc.stdout
