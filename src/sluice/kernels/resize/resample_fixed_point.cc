@@ -61,7 +61,7 @@ struct HShape {
 
 HShape h_shape(FixedPointIsa isa, int64_t channels) {
   const int lc = channels == 3 ? 4 : static_cast<int>(channels);
-  if (isa == FixedPointIsa::kAvx2 && channels >= 2) return {8, lc, 16 / lc, 16};
+  if (isa == FixedPointIsa::kAvx2) return {8, lc, 16 / lc, 16};
   return {4, lc, 8 / lc, 8};
 }
 
@@ -126,7 +126,7 @@ Layout make_layout(const FixedPointJob& job, FixedPointIsa isa) {
   l.v_weights = take(oh * job.v.max_taps * 4);
   l.h_pixels = take(ow * sizeof(HPixel));
   l.h_coefs = take(ow * l.h_groups * 2 * vec);
-  l.tails = take(2 * align_up(l.tail_bytes));
+  l.tails = take(4 * align_up(l.tail_bytes));
   l.v_begin = take((oh + 1) * 4);
   l.v_pair = take(oh * l.v_pairs * sizeof(VPair));
   l.tmp = take((job.rows.end - job.rows.begin) * l.tmp_stride);
@@ -364,10 +364,46 @@ constexpr std::array<int8_t, 32> avx2_tap_shuffle() {
   return m;
 }
 
+// Stores one output pixel of 4 rows from their accumulators ((sum_hi << 15) + sum_lo per lane):
+// C bytes each, and up to 4 - C bytes of garbage after them (the next pixel or the intermediate
+// row's slack).
+template <int C>
+SLUICE_AVX2 inline void store_4_rows(uint8_t* dst0, uint8_t* dst1, uint8_t* dst2, uint8_t* dst3,
+                                     __m256i a0, __m256i a1, __m256i a2, __m256i a3) {
+  // Halves added: row 0 | row 1, and row 2 | row 3.
+  __m256i t01 = _mm256_add_epi32(_mm256_permute2x128_si256(a0, a1, 0x20),
+                                 _mm256_permute2x128_si256(a0, a1, 0x31));
+  __m256i t23 = _mm256_add_epi32(_mm256_permute2x128_si256(a2, a3, 0x20),
+                                 _mm256_permute2x128_si256(a2, a3, 0x31));
+  if constexpr (C <= 2) {
+    t01 = _mm256_add_epi32(t01, _mm256_srli_si256(t01, 8));
+    t23 = _mm256_add_epi32(t23, _mm256_srli_si256(t23, 8));
+  }
+  if constexpr (C == 1) {
+    t01 = _mm256_add_epi32(t01, _mm256_srli_si256(t01, 4));
+    t23 = _mm256_add_epi32(t23, _mm256_srli_si256(t23, 4));
+  }
+  t01 = _mm256_srai_epi32(t01, kCoeffFractionBits);
+  t23 = _mm256_srai_epi32(t23, kCoeffFractionBits);
+  // Bytes per 128-bit half: row 0, row 2 (repeated) | row 1, row 3.
+  const __m256i w = _mm256_packs_epi32(t01, t23);
+  const __m256i b = _mm256_packus_epi16(w, w);
+  const __m128i lo = _mm256_castsi256_si128(b);
+  const __m128i hi = _mm256_extracti128_si256(b, 1);
+  const int32_t r0 = _mm_cvtsi128_si32(lo), r2 = _mm_extract_epi32(lo, 1);
+  const int32_t r1 = _mm_cvtsi128_si32(hi), r3 = _mm_extract_epi32(hi, 1);
+  std::memcpy(dst0, &r0, 4);
+  std::memcpy(dst1, &r1, 4);
+  std::memcpy(dst2, &r2, 4);
+  std::memcpy(dst3, &r3, 4);
+}
+
+// Horizontal pass of 4 input rows (repeated row pointers, with equal destinations, are allowed).
+// Each coefficient vector is loaded once for the 4 rows.
 template <int C>
 SLUICE_AVX2 void h_rows_avx2(const HPixel* pixels, const int32_t* coefs, int32_t ow,
-                             const uint8_t* row0, const uint8_t* tail0, uint8_t* dst0,
-                             const uint8_t* row1, const uint8_t* tail1, uint8_t* dst1) {
+                             const uint8_t* const* rows, const uint8_t* const* tails,
+                             uint8_t* const* dsts) {
   constexpr int kLaneChannels = C == 3 ? 4 : C;
   constexpr int64_t kGroupBytes = 16 / kLaneChannels * C;
   static constexpr std::array<int8_t, 32> kShuffle = avx2_tap_shuffle<C>();
@@ -375,34 +411,42 @@ SLUICE_AVX2 void h_rows_avx2(const HPixel* pixels, const int32_t* coefs, int32_t
   const __m256i zero = _mm256_setzero_si256();
   const __m256i half = _mm256_castsi128_si256(half_lanes_sse2<C>());
   const auto* k = reinterpret_cast<const __m256i*>(coefs);
+  auto taps = [shuffle](const uint8_t* p) SLUICE_AVX2 {
+    return _mm256_shuffle_epi8(
+        _mm256_broadcastsi128_si256(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p))), shuffle);
+  };
   for (int32_t x = 0; x < ow; x++) {
     const HPixel px = pixels[x];
-    const uint8_t* p0 = (px.tail ? tail0 : row0) + px.offset;
-    const uint8_t* p1 = (px.tail ? tail1 : row1) + px.offset;
-    __m256i h0 = zero, l0 = half, h1 = zero, l1 = half;
-    for (int g = 0; g < px.groups; g++) {
+    const uint8_t* p0 = (px.tail ? tails[0] : rows[0]) + px.offset;
+    const uint8_t* p1 = (px.tail ? tails[1] : rows[1]) + px.offset;
+    const uint8_t* p2 = (px.tail ? tails[2] : rows[2]) + px.offset;
+    const uint8_t* p3 = (px.tail ? tails[3] : rows[3]) + px.offset;
+    __m256i h0 = zero, h1 = zero, h2 = zero, h3 = zero;
+    __m256i l0 = half, l1 = half, l2 = half, l3 = half;
+    for (int64_t g = 0; g < px.groups; g++) {
       const __m256i kh = _mm256_load_si256(k);
       const __m256i kl = _mm256_load_si256(k + 1);
       k += 2;
-      const __m256i d0 = _mm256_shuffle_epi8(
-          _mm256_broadcastsi128_si256(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p0))),
-          shuffle);
-      const __m256i d1 = _mm256_shuffle_epi8(
-          _mm256_broadcastsi128_si256(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p1))),
-          shuffle);
-      p0 += kGroupBytes;
-      p1 += kGroupBytes;
-      h0 = _mm256_add_epi32(h0, _mm256_madd_epi16(d0, kh));
-      l0 = _mm256_add_epi32(l0, _mm256_madd_epi16(d0, kl));
-      h1 = _mm256_add_epi32(h1, _mm256_madd_epi16(d1, kh));
-      l1 = _mm256_add_epi32(l1, _mm256_madd_epi16(d1, kl));
+      const int64_t o = g * kGroupBytes;
+      __m256i d = taps(p0 + o);
+      h0 = _mm256_add_epi32(h0, _mm256_madd_epi16(d, kh));
+      l0 = _mm256_add_epi32(l0, _mm256_madd_epi16(d, kl));
+      d = taps(p1 + o);
+      h1 = _mm256_add_epi32(h1, _mm256_madd_epi16(d, kh));
+      l1 = _mm256_add_epi32(l1, _mm256_madd_epi16(d, kl));
+      d = taps(p2 + o);
+      h2 = _mm256_add_epi32(h2, _mm256_madd_epi16(d, kh));
+      l2 = _mm256_add_epi32(l2, _mm256_madd_epi16(d, kl));
+      d = taps(p3 + o);
+      h3 = _mm256_add_epi32(h3, _mm256_madd_epi16(d, kh));
+      l3 = _mm256_add_epi32(l3, _mm256_madd_epi16(d, kl));
     }
-    const __m256i a0 = _mm256_add_epi32(_mm256_slli_epi32(h0, kSplit), l0);
-    const __m256i a1 = _mm256_add_epi32(_mm256_slli_epi32(h1, kSplit), l1);
-    store_pixel(dst0 + x * C, fold_channels<C>(_mm_add_epi32(_mm256_castsi256_si128(a0),
-                                                             _mm256_extracti128_si256(a0, 1))));
-    store_pixel(dst1 + x * C, fold_channels<C>(_mm_add_epi32(_mm256_castsi256_si128(a1),
-                                                             _mm256_extracti128_si256(a1, 1))));
+    const int64_t at = int64_t{x} * C;
+    store_4_rows<C>(dsts[0] + at, dsts[1] + at, dsts[2] + at, dsts[3] + at,
+                    _mm256_add_epi32(_mm256_slli_epi32(h0, kSplit), l0),
+                    _mm256_add_epi32(_mm256_slli_epi32(h1, kSplit), l1),
+                    _mm256_add_epi32(_mm256_slli_epi32(h2, kSplit), l2),
+                    _mm256_add_epi32(_mm256_slli_epi32(h3, kSplit), l3));
   }
 }
 
@@ -482,7 +526,26 @@ void horizontal_pass(const FixedPointJob& job, const Layout& l, FixedPointIsa is
   uint8_t* tail1 = tails + align_up(l.tail_bytes);
   std::memset(tail0 + tail, 0, static_cast<size_t>(l.tail_bytes - tail));
   std::memset(tail1 + tail, 0, static_cast<size_t>(l.tail_bytes - tail));
-  const bool avx2 = isa == FixedPointIsa::kAvx2 && C >= 2;
+  if (isa == FixedPointIsa::kAvx2) {
+    // Four rows at a time; the last rows of a short group repeat (same values, same place).
+    uint8_t* tail_copies[4];
+    for (int i = 0; i < 4; i++) tail_copies[i] = tails + i * align_up(l.tail_bytes);
+    for (int i = 2; i < 4; i++) {
+      std::memset(tail_copies[i] + tail, 0, static_cast<size_t>(l.tail_bytes - tail));
+    }
+    for (int32_t r = 0; r < rows; r += 4) {
+      const uint8_t* src[4];
+      uint8_t* dst[4];
+      for (int i = 0; i < 4; i++) {
+        const int32_t ri = std::min(r + i, rows - 1);
+        src[i] = job.in + (job.rows.begin + ri) * job.in_stride;
+        dst[i] = tmp + ri * l.tmp_stride;
+        if (tail > 0) std::memcpy(tail_copies[i], src[i] + R - tail, static_cast<size_t>(tail));
+      }
+      h_rows_avx2<C>(pixels, coefs, job.h.out_count, src, tail_copies, dst);
+    }
+    return;
+  }
   for (int32_t r = 0; r < rows; r += 2) {
     const bool pair = r + 1 < rows;
     const uint8_t* row0 = job.in + (job.rows.begin + r) * job.in_stride;
@@ -492,12 +555,6 @@ void horizontal_pass(const FixedPointJob& job, const Layout& l, FixedPointIsa is
     if (tail > 0) {
       std::memcpy(tail0, row0 + R - tail, static_cast<size_t>(tail));
       std::memcpy(tail1, row1 + R - tail, static_cast<size_t>(tail));
-    }
-    if constexpr (C >= 2) {
-      if (avx2) {
-        h_rows_avx2<C>(pixels, coefs, job.h.out_count, row0, tail0, dst0, row1, tail1, dst1);
-        continue;
-      }
     }
     h_rows_sse2<C>(pixels, coefs, job.h.out_count, row0, tail0, dst0, row1, tail1, dst1);
   }
