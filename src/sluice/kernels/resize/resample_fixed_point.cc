@@ -24,14 +24,15 @@
 // result is the scalar reference's value exactly, intermediate wraps included. Clipping is a
 // saturating pack (int32 -> int16 -> uint8), equal to clip8 on the values the shift produces.
 //
-// Layouts. The horizontal pass takes one output pixel at a time: a vector holds, per 32-bit lane,
-// one channel of a pair of taps, channels cycling along the lanes (three channels use four lanes,
-// one idle), so that one pmaddwd covers 8 / C (128-bit) or 16 / C (256-bit) taps of all channels;
-// the per-pixel coefficient vectors are laid out the same way once per call, and the lanes of
-// one channel are added at the end. Reads never pass the end of an input row: an output pixel
-// whose last vector would is read from a zero-padded copy of the row's tail. The vertical pass
-// takes 16 or 32 bytes of a whole output row at a time, interleaving two input rows byte by byte
-// so that one pmaddwd applies two taps, and keeps all taps' sums in registers.
+// Layouts. The horizontal pass computes one output pixel of 4 (AVX2) or 2 (SSE2) input rows at a
+// time, the rows sharing the coefficient loads. A vector holds, per 32-bit lane, one channel of a
+// pair of taps, channels cycling along the lanes (C' = C lanes per cycle, or 4 for three
+// channels, one lane idle), so that one pmaddwd covers 8 / C' (128-bit) or 16 / C' (256-bit)
+// taps of all channels; the per-pixel coefficient vectors are laid out the same way once per call
+// and the lanes of each channel are added at the end. Reads never pass the end of an input row:
+// an output pixel whose last vector would is read from a zero-padded copy of the row's tail. The
+// vertical pass computes 16 or 32 bytes of an output row at a time, interleaving two input rows
+// byte by byte so that one pmaddwd applies two taps, and keeps all taps' sums in registers.
 
 namespace sluice::kernels::detail {
 namespace {
@@ -153,6 +154,8 @@ int64_t build_h_table(const FixedPointJob& job, const Layout& l, const int32_t* 
   for (int32_t x = 0; x < ow; x++) {
     if (passes_end(x)) tail = std::max(tail, R - first[x] * C);
   }
+  int32_t lane_tap[8];  // first tap (of two) of each lane within a group
+  for (int lane = 0; lane < s.lanes; lane++) lane_tap[lane] = 2 * (lane / s.lane_channels);
   for (int32_t x = 0; x < ow; x++) {
     const int32_t n = count[x];
     const int32_t groups = groups_of(n);
@@ -165,7 +168,7 @@ int64_t build_h_table(const FixedPointJob& job, const Layout& l, const int32_t* 
       int32_t* lo = coefs + s.lanes;
       coefs += 2 * s.lanes;
       for (int lane = 0; lane < s.lanes; lane++) {
-        const int32_t t = g * s.taps + 2 * (lane / s.lane_channels);
+        const int32_t t = g * s.taps + lane_tap[lane];
         const int32_t ka = t < n ? k[t] : 0;
         const int32_t kb = t + 1 < n ? k[t + 1] : 0;
         hi[lane] = pack_pair(ka >> kSplit, kb >> kSplit);
@@ -255,11 +258,11 @@ inline void store_pixel(uint8_t* dst, __m128i acc) {
   std::memcpy(dst, &bytes, 4);
 }
 
-// Horizontal pass of two input rows (row1 may equal row0, with dst1 == dst0).
+// Horizontal pass of 2 input rows (repeated row pointers, with equal destinations, are allowed).
+// Each coefficient vector is loaded once for the 2 rows.
 template <int C>
-void h_rows_sse2(const HPixel* pixels, const int32_t* coefs, int32_t ow, const uint8_t* row0,
-                 const uint8_t* tail0, uint8_t* dst0, const uint8_t* row1, const uint8_t* tail1,
-                 uint8_t* dst1) {
+void h_rows_sse2(const HPixel* pixels, const int32_t* coefs, int32_t ow, const uint8_t* const* rows,
+                 const uint8_t* const* tails, uint8_t* const* dsts) {
   constexpr int kLaneChannels = C == 3 ? 4 : C;
   constexpr int64_t kGroupBytes = 8 / kLaneChannels * C;
   const __m128i zero = _mm_setzero_si128();
@@ -267,8 +270,8 @@ void h_rows_sse2(const HPixel* pixels, const int32_t* coefs, int32_t ow, const u
   const auto* k = reinterpret_cast<const __m128i*>(coefs);
   for (int32_t x = 0; x < ow; x++) {
     const HPixel px = pixels[x];
-    const uint8_t* p0 = (px.tail ? tail0 : row0) + px.offset;
-    const uint8_t* p1 = (px.tail ? tail1 : row1) + px.offset;
+    const uint8_t* p0 = (px.tail ? tails[0] : rows[0]) + px.offset;
+    const uint8_t* p1 = (px.tail ? tails[1] : rows[1]) + px.offset;
     __m128i h0 = zero, l0 = half, h1 = zero, l1 = half;
     for (int g = 0; g < px.groups; g++) {
       const __m128i kh = _mm_load_si128(k);
@@ -283,8 +286,8 @@ void h_rows_sse2(const HPixel* pixels, const int32_t* coefs, int32_t ow, const u
       h1 = _mm_add_epi32(h1, _mm_madd_epi16(d1, kh));
       l1 = _mm_add_epi32(l1, _mm_madd_epi16(d1, kl));
     }
-    store_pixel(dst0 + x * C, fold_channels<C>(join_split(h0, l0)));
-    store_pixel(dst1 + x * C, fold_channels<C>(join_split(h1, l1)));
+    store_pixel(dsts[0] + int64_t{x} * C, fold_channels<C>(join_split(h0, l0)));
+    store_pixel(dsts[1] + int64_t{x} * C, fold_channels<C>(join_split(h1, l1)));
   }
 }
 
@@ -522,41 +525,28 @@ void horizontal_pass(const FixedPointJob& job, const Layout& l, FixedPointIsa is
                      uint8_t* tmp) {
   const int32_t rows = job.rows.end - job.rows.begin;
   const int64_t R = l.row_bytes;
-  uint8_t* tail0 = tails;
-  uint8_t* tail1 = tails + align_up(l.tail_bytes);
-  std::memset(tail0 + tail, 0, static_cast<size_t>(l.tail_bytes - tail));
-  std::memset(tail1 + tail, 0, static_cast<size_t>(l.tail_bytes - tail));
-  if (isa == FixedPointIsa::kAvx2) {
-    // Four rows at a time; the last rows of a short group repeat (same values, same place).
-    uint8_t* tail_copies[4];
-    for (int i = 0; i < 4; i++) tail_copies[i] = tails + i * align_up(l.tail_bytes);
-    for (int i = 2; i < 4; i++) {
-      std::memset(tail_copies[i] + tail, 0, static_cast<size_t>(l.tail_bytes - tail));
-    }
-    for (int32_t r = 0; r < rows; r += 4) {
-      const uint8_t* src[4];
-      uint8_t* dst[4];
-      for (int i = 0; i < 4; i++) {
-        const int32_t ri = std::min(r + i, rows - 1);
-        src[i] = job.in + (job.rows.begin + ri) * job.in_stride;
-        dst[i] = tmp + ri * l.tmp_stride;
-        if (tail > 0) std::memcpy(tail_copies[i], src[i] + R - tail, static_cast<size_t>(tail));
-      }
-      h_rows_avx2<C>(pixels, coefs, job.h.out_count, src, tail_copies, dst);
-    }
-    return;
+  uint8_t* copies[4];  // tail copies, one per row of a step
+  for (int i = 0; i < 4; i++) {
+    copies[i] = tails + i * align_up(l.tail_bytes);
+    std::memset(copies[i] + tail, 0, static_cast<size_t>(l.tail_bytes - tail));
   }
-  for (int32_t r = 0; r < rows; r += 2) {
-    const bool pair = r + 1 < rows;
-    const uint8_t* row0 = job.in + (job.rows.begin + r) * job.in_stride;
-    const uint8_t* row1 = pair ? row0 + job.in_stride : row0;
-    uint8_t* dst0 = tmp + r * l.tmp_stride;
-    uint8_t* dst1 = pair ? dst0 + l.tmp_stride : dst0;
-    if (tail > 0) {
-      std::memcpy(tail0, row0 + R - tail, static_cast<size_t>(tail));
-      std::memcpy(tail1, row1 + R - tail, static_cast<size_t>(tail));
+  // Rows in steps of 4 (AVX2) or 2 (SSE2); the last rows of a short step repeat (the same values
+  // written to the same place).
+  const int step = isa == FixedPointIsa::kAvx2 ? 4 : 2;
+  for (int32_t r = 0; r < rows; r += step) {
+    const uint8_t* src[4];
+    uint8_t* dst[4];
+    for (int i = 0; i < step; i++) {
+      const int32_t ri = std::min(r + i, rows - 1);
+      src[i] = job.in + (job.rows.begin + ri) * job.in_stride;
+      dst[i] = tmp + ri * l.tmp_stride;
+      if (tail > 0) std::memcpy(copies[i], src[i] + R - tail, static_cast<size_t>(tail));
     }
-    h_rows_sse2<C>(pixels, coefs, job.h.out_count, row0, tail0, dst0, row1, tail1, dst1);
+    if (step == 4) {
+      h_rows_avx2<C>(pixels, coefs, job.h.out_count, src, copies, dst);
+    } else {
+      h_rows_sse2<C>(pixels, coefs, job.h.out_count, src, copies, dst);
+    }
   }
 }
 

@@ -86,24 +86,6 @@ Plan make_plan(const ConstHwcImage& in, const HwcImage& out, const ResizeSampleP
                                 "resize (y axis)");
   plan.rows = axis_source_range(plan.v);
   plan.fixed = in.type == DType::kUInt8 && out.type == DType::kUInt8;
-  // The vectorised kernels keep byte offsets within a row in int32.
-  plan.vectorised = plan.fixed && !reference &&
-                    detail::fixed_point_resampler_supports(in.channels) &&
-                    in.width * in.channels <= std::numeric_limits<int32_t>::max() / 2;
-  if (plan.vectorised) {
-    detail::FixedPointJob& job = plan.job;
-    job.in_stride = row_stride_of(in.row_stride, in.width, in.channels);
-    job.in_width = in.width;
-    job.out_stride = row_stride_of(out.row_stride, out.width, out.channels);
-    job.channels = in.channels;
-    job.h = plan.h;
-    job.v = plan.v;
-    job.rows = plan.rows;
-    plan.isa = detail::fixed_point_best_isa();
-    plan.bytes = detail::fixed_point_scratch_bytes(job, plan.isa) + kAlign;
-    return plan;
-  }
-
   const int64_t ow = g.out_w, oh = g.out_h, c = in.channels;
   const int64_t tmp_elem = plan.fixed ? 1 : 4;
   size_t off = 0;
@@ -121,6 +103,28 @@ Plan make_plan(const ConstHwcImage& in, const HwcImage& out, const ResizeSampleP
   plan.tmp = take(checked_bytes(plan.rows.end - plan.rows.begin, ow * c, tmp_elem));
   plan.acc = take(checked_bytes(ow, c, 4));
   plan.bytes = off + kAlign;
+
+  // The vectorised kernels keep byte offsets within a row in int32.
+  plan.vectorised = plan.fixed && !reference &&
+                    detail::fixed_point_resampler_supports(in.channels) &&
+                    in.width * in.channels <= std::numeric_limits<int32_t>::max() / 2;
+  if (plan.vectorised) {
+    // Their larger tables (at most 16 bytes per tap and 64 per pixel; 24 bytes per row tap) and
+    // padded intermediate rows, against wrapping as above.
+    checked_bytes(ow, plan.h.max_taps + 4, 16);
+    checked_bytes(oh, plan.v.max_taps + 1, 24);
+    checked_bytes(plan.rows.end - plan.rows.begin, ow * c + 64, 1);
+    detail::FixedPointJob& job = plan.job;
+    job.in_stride = row_stride_of(in.row_stride, in.width, in.channels);
+    job.in_width = in.width;
+    job.out_stride = row_stride_of(out.row_stride, out.width, out.channels);
+    job.channels = in.channels;
+    job.h = plan.h;
+    job.v = plan.v;
+    job.rows = plan.rows;
+    plan.isa = detail::fixed_point_best_isa();
+    plan.bytes = detail::fixed_point_scratch_bytes(job, plan.isa) + kAlign;
+  }
   return plan;
 }
 
