@@ -412,7 +412,11 @@ SLUICE_AVX2 void h_rows_avx2(const HPixel* pixels, const int32_t* coefs, int32_t
   static constexpr std::array<int8_t, 32> kShuffle = avx2_tap_shuffle<C>();
   const __m256i shuffle = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(kShuffle.data()));
   const __m256i zero = _mm256_setzero_si256();
-  const __m256i half = _mm256_castsi128_si256(half_lanes_sse2<C>());
+  // Pillow's 1/2 in the low half only (the halves are added at the end).
+  constexpr int kLc = kLaneChannels;
+  const __m256i half =
+      _mm256_setr_epi32(kFixedHalf, kLc > 1 ? kFixedHalf : 0, kLc > 2 ? kFixedHalf : 0,
+                        kLc > 3 ? kFixedHalf : 0, 0, 0, 0, 0);
   const auto* k = reinterpret_cast<const __m256i*>(coefs);
   auto taps = [shuffle](const uint8_t* p) SLUICE_AVX2 {
     return _mm256_shuffle_epi8(
