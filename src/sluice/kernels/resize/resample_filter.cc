@@ -61,9 +61,28 @@ void compute_coeffs(const AxisResampling& a, int32_t* first, int32_t* count, W* 
     }
     return;
   }
+  // detail::axis_entry evaluates each tap's filter twice (for the sum, then for the weight), which
+  // suits a GPU thread; here the values are kept, in the same order, for the usual tap counts.
+  // Same operations on the same values: the same bits.
+  constexpr int32_t kKept = 64;
+  double kept[kKept];
   for (int32_t i = 0; i < n; i++) {
-    detail::axis_entry<W>(a, i, first + i, count + i,
-                          weights + static_cast<int64_t>(i) * a.max_taps, 1);
+    W* w = weights + static_cast<int64_t>(i) * a.max_taps;
+    const detail::TapSpan t = detail::filter_taps(a, detail::forward_index(a, i));
+    if (t.count > kKept) {
+      detail::axis_entry<W>(a, i, first + i, count + i, w, 1);
+      continue;
+    }
+    double sum = 0.0;
+    for (int32_t j = 0; j < t.count; j++) {
+      kept[j] = detail::tap_weight(a, t, j);
+      sum = detail::add_rn(sum, kept[j]);
+    }
+    for (int32_t j = 0; j < t.count; j++) {
+      w[j] = detail::convert_weight<W>(detail::normalize_weight(kept[j], sum));
+    }
+    first[i] = t.first;
+    count[i] = t.count;
   }
 }
 

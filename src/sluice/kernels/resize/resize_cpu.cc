@@ -5,6 +5,8 @@
 #include <type_traits>
 
 #include "sluice/core/error.h"
+#include "sluice/kernels/resize/detail/resample_fixed_point.h"
+#include "sluice/kernels/resize/detail/resize_cpu_reference.h"
 #include "sluice/kernels/resize/detail/resize_pixel.h"
 
 namespace sluice::kernels {
@@ -28,7 +30,10 @@ size_t checked_bytes(int64_t a, int64_t b, int64_t elem) {
 // Validated arguments and the scratch layout of one call.
 struct Plan {
   bool empty = false;
-  bool fixed = false;  // uint8 -> uint8 in Pillow's fixed point
+  bool fixed = false;       // uint8 -> uint8 in Pillow's fixed point
+  bool vectorised = false;  // fixed, run by resample_fixed_point (job, isa); else the loops here
+  detail::FixedPointJob job;
+  detail::FixedPointIsa isa = detail::FixedPointIsa::kSse2;
   AxisResampling h, v;
   SourceRange rows;  // input rows the vertical pass reads
   int64_t channels = 0;
@@ -42,7 +47,9 @@ int64_t row_stride_of(int64_t stride, int64_t width, int64_t channels) {
   return stride != 0 ? stride : width * channels;
 }
 
-Plan make_plan(const ConstHwcImage& in, const HwcImage& out, const ResizeSampleParams& p) {
+// `reference`: plan the scalar loops even where the vectorised kernels apply.
+Plan make_plan(const ConstHwcImage& in, const HwcImage& out, const ResizeSampleParams& p,
+               bool reference) {
   const ResizeGeometry& g = p.geometry;
   SLUICE_CHECK(in.type == DType::kUInt8 || in.type == DType::kFloat32, InvalidArgument,
                "resize: input type must be UINT8 or FLOAT, got ", dtype_name(in.type));
@@ -79,7 +86,6 @@ Plan make_plan(const ConstHwcImage& in, const HwcImage& out, const ResizeSampleP
                                 "resize (y axis)");
   plan.rows = axis_source_range(plan.v);
   plan.fixed = in.type == DType::kUInt8 && out.type == DType::kUInt8;
-
   const int64_t ow = g.out_w, oh = g.out_h, c = in.channels;
   const int64_t tmp_elem = plan.fixed ? 1 : 4;
   size_t off = 0;
@@ -97,6 +103,28 @@ Plan make_plan(const ConstHwcImage& in, const HwcImage& out, const ResizeSampleP
   plan.tmp = take(checked_bytes(plan.rows.end - plan.rows.begin, ow * c, tmp_elem));
   plan.acc = take(checked_bytes(ow, c, 4));
   plan.bytes = off + kAlign;
+
+  // The vectorised kernels keep byte offsets within a row in int32.
+  plan.vectorised = plan.fixed && !reference &&
+                    detail::fixed_point_resampler_supports(in.channels) &&
+                    in.width * in.channels <= std::numeric_limits<int32_t>::max() / 2;
+  if (plan.vectorised) {
+    // Their larger tables (at most 16 bytes per tap and 64 per pixel; 24 bytes per row tap) and
+    // padded intermediate rows, against wrapping as above.
+    checked_bytes(ow, plan.h.max_taps + 4, 16);
+    checked_bytes(oh, plan.v.max_taps + 1, 24);
+    checked_bytes(plan.rows.end - plan.rows.begin, ow * c + 64, 1);
+    detail::FixedPointJob& job = plan.job;
+    job.in_stride = row_stride_of(in.row_stride, in.width, in.channels);
+    job.in_width = in.width;
+    job.out_stride = row_stride_of(out.row_stride, out.width, out.channels);
+    job.channels = in.channels;
+    job.h = plan.h;
+    job.v = plan.v;
+    job.rows = plan.rows;
+    plan.isa = detail::fixed_point_best_isa();
+    plan.bytes = detail::fixed_point_scratch_bytes(job, plan.isa) + kAlign;
+  }
   return plan;
 }
 
@@ -264,23 +292,20 @@ void run(const Plan& plan, const ConstHwcImage& in, const HwcImage& out, std::by
                                   plan.v.max_taps, acc, static_cast<Out*>(out.data), out_stride);
 }
 
-}  // namespace
-
-size_t resize_cpu_scratch_size(const ConstHwcImage& in, const HwcImage& out,
-                               const ResizeSampleParams& params) {
-  return make_plan(in, out, params).bytes;
-}
-
-void resize_cpu(const ConstHwcImage& in, const HwcImage& out, const ResizeSampleParams& params,
-                std::span<std::byte> scratch) {
-  const Plan plan = make_plan(in, out, params);
-  if (plan.empty) return;
+// Checks data pointers and scratch; returns the aligned start of the scratch, or null when the
+// output is empty (nothing to do).
+std::byte* prepare(const Plan& plan, const ConstHwcImage& in, const HwcImage& out,
+                   std::span<std::byte> scratch) {
+  if (plan.empty) return nullptr;
   SLUICE_CHECK(in.data != nullptr && out.data != nullptr, InvalidArgument, "resize: null ",
                in.data == nullptr ? "input" : "output", " data");
   SLUICE_CHECK(scratch.size() >= plan.bytes, InvalidArgument, "resize: scratch holds ",
                scratch.size(), " bytes, ", plan.bytes, " needed (resize_cpu_scratch_size)");
   const auto addr = reinterpret_cast<uintptr_t>(scratch.data());
-  std::byte* base = scratch.data() + (kAlign - addr % kAlign) % kAlign;
+  return scratch.data() + (kAlign - addr % kAlign) % kAlign;
+}
+
+void run_loops(const Plan& plan, const ConstHwcImage& in, const HwcImage& out, std::byte* base) {
   const bool in_u8 = in.type == DType::kUInt8;
   const bool out_u8 = out.type == DType::kUInt8;
   if (plan.fixed) {
@@ -293,5 +318,42 @@ void resize_cpu(const ConstHwcImage& in, const HwcImage& out, const ResizeSample
     run<float, float, float, float, float>(plan, in, out, base);
   }
 }
+
+}  // namespace
+
+size_t resize_cpu_scratch_size(const ConstHwcImage& in, const HwcImage& out,
+                               const ResizeSampleParams& params) {
+  return make_plan(in, out, params, false).bytes;
+}
+
+void resize_cpu(const ConstHwcImage& in, const HwcImage& out, const ResizeSampleParams& params,
+                std::span<std::byte> scratch) {
+  Plan plan = make_plan(in, out, params, false);
+  std::byte* base = prepare(plan, in, out, scratch);
+  if (base == nullptr) return;
+  if (plan.vectorised) {
+    plan.job.in = static_cast<const uint8_t*>(in.data);
+    plan.job.out = static_cast<uint8_t*>(out.data);
+    detail::resample_fixed_point(plan.job, plan.isa, base);
+    return;
+  }
+  run_loops(plan, in, out, base);
+}
+
+namespace detail {
+
+size_t resize_cpu_reference_scratch_size(const ConstHwcImage& in, const HwcImage& out,
+                                         const ResizeSampleParams& params) {
+  return make_plan(in, out, params, true).bytes;
+}
+
+void resize_cpu_reference(const ConstHwcImage& in, const HwcImage& out,
+                          const ResizeSampleParams& params, std::span<std::byte> scratch) {
+  const Plan plan = make_plan(in, out, params, true);
+  std::byte* base = prepare(plan, in, out, scratch);
+  if (base != nullptr) run_loops(plan, in, out, base);
+}
+
+}  // namespace detail
 
 }  // namespace sluice::kernels

@@ -1,5 +1,5 @@
 #pragma once
-// CPU reference resampling of one HWC image (see Note [Pillow-compatible resampling] in
+// CPU resampling of one HWC image (see Note [Pillow-compatible resampling] in
 // resample_filter.cc). It is the reference the CUDA kernels are tested against and the kernel of
 // the CPU fn.resize.
 //
@@ -8,9 +8,13 @@
 // other combination uses float coefficients, a float intermediate and float accumulation, and
 // rounds (to nearest, ties to even) and saturates only when the output is uint8.
 //
+// uint8 -> uint8 with 1..4 channels runs vectorised kernels on x86-64 (SSE2, or AVX2 where the
+// CPU has it: detail/resample_fixed_point.h); their results equal the scalar loops
+// (detail/resize_cpu_reference.h), which run everything else, bit for bit.
+//
 // Scratch: the coefficient tables and the intermediate image live in caller memory; query the
 // size with resize_cpu_scratch_size() and keep the buffer between calls, so that a steady state
-// does no allocation.
+// does no allocation. The size depends on the CPU's instruction sets (not only the arguments).
 //
 // Thread safety: the functions are reentrant; concurrent calls need separate scratch buffers.
 
