@@ -1,0 +1,86 @@
+// libFuzzer target: the pipeline JSON loader, data-only parts (never builds a Pipeline, so no
+// threads, files or devices are touched).
+//
+// Follows Pipeline::deserialize (exec/pipeline.cc) up to the point where it constructs the
+// executor: JSON parse, format / version check, PipelineParams::update_from_json,
+// graph_from_json, then compile_graph (validation, device inference, pruning, ordering) and
+// the exporters (graph_to_json round trip, graph_to_dot). A malformed document may only raise
+// sluice::InvalidArgument; every other exception, crash or sanitizer report is a bug.
+
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "fuzz_common.h"
+#include "sluice/core/error.h"
+#include "sluice/exec/pipeline.h"
+#include "sluice/graph/graph.h"
+
+namespace {
+
+using namespace sluice;
+using sluice::fuzz::fuzz_fail;
+using sluice::fuzz::fuzz_fail_unexpected;
+
+volatile size_t g_sink;
+
+void load(const std::string& text) {
+  nlohmann::json j;
+  try {
+    j = nlohmann::json::parse(text);
+  } catch (const nlohmann::json::exception& e) {
+    sluice::fuzz::note_expected("json::parse", e);
+    return;  // deserialize turns this into InvalidArgument itself
+  }
+  // As Pipeline::deserialize; a bare graph (no "format") is accepted too, to reach the graph
+  // layer without the fuzzer having to discover the header first.
+  if (j.is_object() && j.contains("format")) {
+    if (j.value("format", "") != "sluice-pipeline" || j.value("version", 0) != 1) return;
+  }
+  PipelineParams params;
+  if (j.is_object()) params.update_from_json(j.value("params", nlohmann::json::object()));
+  PipelineGraph graph = graph_from_json(j);
+  CompiledGraph compiled = compile_graph(std::move(graph));
+
+  if (std::getenv("SLUICE_FUZZ_VERBOSE")) {
+    std::fprintf(stderr, "[ok] compiled %zu operators\n", compiled.ops.size());
+  }
+  // Exporters of a valid graph must not throw at all, and the JSON form must load back into
+  // the same graph.
+  try {
+    const nlohmann::json again = graph_to_json(compiled.ops, compiled.outputs);
+    CompiledGraph twice = compile_graph(graph_from_json(again));
+    if (twice.ops.size() != compiled.ops.size() || twice.outputs != compiled.outputs) {
+      fuzz_fail("graph_to_json -> graph_from_json -> compile_graph changed the graph");
+    }
+    // The execution order may differ (any topological order is valid): match by name.
+    for (const OpSpec& op : compiled.ops) {
+      const int k = twice.find_op(op.name);
+      if (k < 0 || twice.ops[k].type != op.type || twice.ops[k].device != op.device ||
+          twice.ops[k].inputs != op.inputs || twice.ops[k].outputs != op.outputs ||
+          twice.ops[k].arg_inputs != op.arg_inputs || twice.ops[k].args != op.args) {
+        fuzz_fail("graph_to_json round trip changed operator", op.name.c_str());
+      }
+    }
+    g_sink = graph_to_dot(compiled, true, true, true).size() + params.to_json().dump().size();
+  } catch (const std::exception& e) {
+    fuzz_fail_unexpected("re-loading an exported valid graph", e);
+  }
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  const std::string text(reinterpret_cast<const char*>(data), size);
+  try {
+    load(text);
+  } catch (const InvalidArgument& e) {
+    sluice::fuzz::note_expected("pipeline JSON", e);
+    return 0;
+  } catch (const std::exception& e) {
+    fuzz_fail_unexpected("the pipeline JSON loader", e);
+  }
+  return 0;
+}
