@@ -1,11 +1,15 @@
-// libFuzzer target: the pipeline JSON loader, data-only parts (never builds a Pipeline, so no
-// threads, files or devices are touched).
+// libFuzzer target: the pipeline JSON loader, never executing anything.
 //
-// Follows Pipeline::deserialize (exec/pipeline.cc) up to the point where it constructs the
-// executor: JSON parse, format / version check, PipelineParams::update_from_json,
-// graph_from_json, then compile_graph (validation, device inference, pruning, ordering) and
-// the exporters (graph_to_json round trip, graph_to_dot). A malformed document may only raise
-// sluice::InvalidArgument; every other exception, crash or sanitizer report is a bug.
+//  1. Pipeline::deserialize itself (JSON parse, format / version check, parameters with
+//     PipelineParams::update_from_json, graph_from_json), called with the override
+//     {"batch_size": 0}: the Pipeline constructor rejects that before it compiles the graph or
+//     builds an executor, so no thread, file or device is ever touched. The only allowed
+//     outcome is InvalidArgument.
+//  2. The data-only graph layer on the same document: graph_from_json, compile_graph
+//     (validation, device inference, pruning, ordering), and for a valid graph the exporters
+//     (graph_to_json must load back into the same graph; graph_to_dot).
+// A malformed document may only raise sluice::InvalidArgument; every other exception, crash or
+// sanitizer report is a bug.
 
 #include <cstdio>
 #include <cstdlib>
@@ -26,21 +30,27 @@ using sluice::fuzz::fuzz_fail_unexpected;
 
 volatile size_t g_sink;
 
-void load(const std::string& text) {
+void deserialize(const std::string& text) {
+  static const nlohmann::json kNoExecutor = {{"batch_size", 0}};
+  try {
+    (void)Pipeline::deserialize(text, kNoExecutor);
+  } catch (const InvalidArgument& e) {
+    sluice::fuzz::note_expected("Pipeline::deserialize", e);
+    return;
+  } catch (const std::exception& e) {
+    fuzz_fail_unexpected("Pipeline::deserialize", e);
+  }
+  fuzz_fail("Pipeline::deserialize built a pipeline with batch_size 0");
+}
+
+void compile(const std::string& text) {
   nlohmann::json j;
   try {
     j = nlohmann::json::parse(text);
   } catch (const nlohmann::json::exception& e) {
     sluice::fuzz::note_expected("json::parse", e);
-    return;  // deserialize turns this into InvalidArgument itself
+    return;
   }
-  // As Pipeline::deserialize; a bare graph (no "format") is accepted too, to reach the graph
-  // layer without the fuzzer having to discover the header first.
-  if (j.is_object() && j.contains("format")) {
-    if (j.value("format", "") != "sluice-pipeline" || j.value("version", 0) != 1) return;
-  }
-  PipelineParams params;
-  if (j.is_object()) params.update_from_json(j.value("params", nlohmann::json::object()));
   PipelineGraph graph = graph_from_json(j);
   CompiledGraph compiled = compile_graph(std::move(graph));
 
@@ -64,7 +74,7 @@ void load(const std::string& text) {
         fuzz_fail("graph_to_json round trip changed operator", op.name.c_str());
       }
     }
-    g_sink = graph_to_dot(compiled, true, true, true).size() + params.to_json().dump().size();
+    g_sink = graph_to_dot(compiled, true, true, true).size();
   } catch (const std::exception& e) {
     fuzz_fail_unexpected("re-loading an exported valid graph", e);
   }
@@ -74,8 +84,9 @@ void load(const std::string& text) {
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string text(reinterpret_cast<const char*>(data), size);
+  deserialize(text);
   try {
-    load(text);
+    compile(text);
   } catch (const InvalidArgument& e) {
     sluice::fuzz::note_expected("pipeline JSON", e);
     return 0;
