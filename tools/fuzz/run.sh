@@ -19,8 +19,8 @@
 # build/fuzz-artifacts/<target>/; 2 on a usage or build error. Without clang-14 and its
 # libFuzzer runtime (Debian: clang-14 libclang-rt-14-dev) it prints why and exits 0.
 #
-# Every fuzzing run is appended to build/fuzz-corpus/fuzz-log.tsv (date, commit, target,
-# seconds, executions, result); `tools/fuzz/run.sh --summary` totals the crash-free CPU time
+# Every fuzzing run is appended to build/fuzz-corpus/fuzz-log.tsv (date, commit, target, CPU
+# seconds, executions, result, wall seconds); `tools/fuzz/run.sh --summary` totals the CPU time
 # per target.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
@@ -54,9 +54,9 @@ log=$corpus/fuzz-log.tsv
 
 if [ "$mode" = summary ]; then
   [ -f "$log" ] || { echo "no fuzzing runs logged yet ($log)"; exit 0; }
-  awk -F'\t' '{ s[$3] += $4; n[$3] += $5; if ($6 != "ok") bad[$3]++ }
+  awk -F'\t' '{ s[$3] += $4; n[$3] += $5; if ($6 != "ok") bad[$3] += 1 }
     END { printf "%-22s %10s %14s %s\n", "target", "CPU hours", "executions", "failed runs";
-          for (t in s) printf "%-22s %10.2f %14d %d\n", t, s[t] / 3600, n[t], bad[t] }' "$log"
+          for (t in s) printf "%-22s %10.2f %14d %d\n", t, s[t] / 3600, n[t], bad[t] + 0 }' "$log"
   exit 0
 fi
 
@@ -117,29 +117,36 @@ run_one() {  # run_one TARGET: exit status of the fuzzer
   for d in "$corpus/$t/work" "$corpus/$t/seed" "tests/fuzz_corpus/$t"; do
     [ -d "$d" ] && dirs+=("$d")
   done
-  local t0 rc
+  local t0 rc TIMEFORMAT='%U %S'
   t0=$(date +%s)
   if [ "$mode" = replay ]; then
-    "$bin" "${common[@]}" -runs=0 -artifact_prefix="$artifacts/$t/" "${dirs[@]}" > "$out" 2>&1
+    { time "$bin" "${common[@]}" -runs=0 -artifact_prefix="$artifacts/$t/" "${dirs[@]}" \
+        > "$out" 2>&1; } 2> "$out.cpu"
     rc=$?
   else
     local dict=()
     [ -f "$corpus/$t.dict" ] && dict=(-dict="$corpus/$t.dict")
-    "$bin" "${common[@]}" "${dict[@]}" -max_total_time="$seconds" -max_len="$(max_len "$t")" \
-      -artifact_prefix="$artifacts/$t/" "${dirs[@]}" > "$out" 2>&1
+    { time "$bin" "${common[@]}" "${dict[@]}" -max_total_time="$seconds" \
+        -max_len="$(max_len "$t")" -artifact_prefix="$artifacts/$t/" "${dirs[@]}" \
+        > "$out" 2>&1; } 2> "$out.cpu"
     rc=$?
   fi
   local dt=$(( $(date +%s) - t0 ))
+  # CPU seconds (user + system) of the fuzzer: what counts towards the CPU-hours of a target
+  # (wall time overstates it on a busy machine).
+  local cpu
+  cpu=$(awk '{ printf "%d", $1 + $2 }' "$out.cpu" 2> /dev/null)
   local execs
   execs=$(grep -o 'stat::number_of_executed_units: [0-9]*' "$out" | tail -n 1 | grep -o '[0-9]*$')
   local result=ok
   [ $rc -eq 0 ] || result="FAILED(rc=$rc)"
   if [ "$mode" = fuzz ]; then
-    printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$(date -u +%FT%TZ)" "$(git rev-parse --short HEAD 2> /dev/null)" \
-      "$t" "$dt" "${execs:-0}" "$result" >> "$log"
+    printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$(date -u +%FT%TZ)" \
+      "$(git rev-parse --short HEAD 2> /dev/null)" "$t" "${cpu:-0}" "${execs:-0}" "$result" "$dt" \
+      >> "$log"
   fi
   if [ $rc -eq 0 ]; then
-    printf '%-22s ok      %5ss %10s execs  %s\n' "$t" "$dt" "${execs:-?}" \
+    printf '%-22s ok      %5ss wall %5ss CPU %10s execs  %s\n' "$t" "$dt" "${cpu:-?}" "${execs:-?}" \
       "$(grep -E '^#[0-9]+ +DONE' "$out" | tail -n 1 | grep -oE 'cov: [0-9]+ ft: [0-9]+ corp: [0-9]+')"
   else
     printf '%-22s FAILED  %5ss  (log: %s)\n' "$t" "$dt" "$out"
