@@ -1,10 +1,51 @@
 #include "sluice/exec/pipeline.h"
 
+#include <cmath>
+#include <cstdint>
+#include <limits>
 #include <random>
+#include <type_traits>
 
 #include "sluice/core/error.h"
 
 namespace sluice {
+namespace {
+
+// Stores an integral JSON number into `out` when it is exactly representable there (integral
+// floats such as 2.0 included); false otherwise. nlohmann's get<int>() would wrap integers and
+// convert out-of-range floats with undefined behaviour (tools/fuzz/fuzz_pipeline_json).
+template <typename T>
+bool json_to_integer(const nlohmann::json& v, T& out) {
+  using Limits = std::numeric_limits<T>;
+  if (v.is_number_unsigned()) {
+    const uint64_t u = v.get<uint64_t>();
+    if (u > static_cast<uint64_t>(Limits::max())) return false;
+    out = static_cast<T>(u);
+    return true;
+  }
+  if (v.is_number_integer()) {
+    const int64_t i = v.get<int64_t>();
+    if (i < static_cast<int64_t>(Limits::min()) || i > static_cast<int64_t>(Limits::max())) {
+      return false;
+    }
+    out = static_cast<T>(i);
+    return true;
+  }
+  if (v.is_number_float()) {
+    const double d = v.get<double>();
+    // -2^63 <= d < 2^63 is exactly the double range that converts to int64 without UB.
+    if (!(std::floor(d) == d && d >= -0x1p63 && d < 0x1p63)) return false;
+    const auto i = static_cast<int64_t>(d);
+    if (i < static_cast<int64_t>(Limits::min()) || i > static_cast<int64_t>(Limits::max())) {
+      return false;
+    }
+    out = static_cast<T>(i);
+    return true;
+  }
+  return false;
+}
+
+}  // namespace
 
 nlohmann::json PipelineParams::to_json() const {
   nlohmann::json j;
@@ -32,12 +73,19 @@ void PipelineParams::update_from_json(const nlohmann::json& j) {
   SLUICE_CHECK(j.is_object(), InvalidArgument, "pipeline parameters must be a mapping");
   auto get = [&](const char* key, auto& field) {
     if (!j.contains(key) || j[key].is_null()) return;
-    try {
-      field = j[key].get<std::decay_t<decltype(field)>>();
-    } catch (const nlohmann::json::exception&) {
-      throw InvalidArgument(
-          make_string("pipeline parameter '", key, "' has the wrong type: ", j[key].dump()));
+    using T = std::decay_t<decltype(field)>;
+    bool ok;
+    if constexpr (std::is_same_v<T, bool>) {
+      ok = j[key].is_boolean();
+      if (ok) field = j[key].get<bool>();
+    } else if (j[key].is_boolean()) {
+      ok = true;  // as Python, where bool is an int
+      field = j[key].get<bool>() ? 1 : 0;
+    } else {
+      ok = json_to_integer(j[key], field);
     }
+    SLUICE_CHECK(ok, InvalidArgument, "pipeline parameter '", key, "' has the wrong type: ",
+                 j[key].dump());
   };
   get("batch_size", batch_size);
   get("num_threads", num_threads);
@@ -54,16 +102,16 @@ void PipelineParams::update_from_json(const nlohmann::json& j) {
     const auto& d = j["prefetch_queue_depth"];
     if (d.is_object()) {
       SLUICE_CHECK(d.contains("cpu_size") && d.contains("gpu_size") &&
-                       d["cpu_size"].is_number_integer() && d["gpu_size"].is_number_integer(),
+                       d["cpu_size"].is_number_integer() && d["gpu_size"].is_number_integer() &&
+                       json_to_integer(d["cpu_size"], cpu_queue_depth) &&
+                       json_to_integer(d["gpu_size"], gpu_queue_depth),
                    InvalidArgument,
                    "prefetch_queue_depth must be an int or {\"cpu_size\": int, \"gpu_size\": int}");
-      cpu_queue_depth = d["cpu_size"].get<int>();
-      gpu_queue_depth = d["gpu_size"].get<int>();
       separated_queues = true;
     } else {
-      SLUICE_CHECK(d.is_number_integer(), InvalidArgument,
+      SLUICE_CHECK(d.is_number_integer() && json_to_integer(d, cpu_queue_depth), InvalidArgument,
                    "prefetch_queue_depth must be an int or {\"cpu_size\": int, \"gpu_size\": int}");
-      cpu_queue_depth = gpu_queue_depth = d.get<int>();
+      gpu_queue_depth = cpu_queue_depth;
       separated_queues = false;
     }
   }
@@ -106,10 +154,14 @@ std::unique_ptr<Pipeline> Pipeline::deserialize(const std::string& document,
     throw InvalidArgument(
         make_string("not a serialised Sluice pipeline (invalid JSON: ", e.what(), ")"));
   }
-  SLUICE_CHECK(j.is_object() && j.value("format", "") == "sluice-pipeline", InvalidArgument,
+  // Compared as JSON values: value("format", "") would throw a json::type_error for a
+  // non-string "format", and value("version", 0) converts a float out of int range (UB).
+  SLUICE_CHECK(j.is_object() && j.contains("format") && j["format"] == "sluice-pipeline",
+               InvalidArgument,
                "not a serialised Sluice pipeline (missing \"format\": \"sluice-pipeline\")");
-  SLUICE_CHECK(j.value("version", 0) == 1, InvalidArgument, "unsupported pipeline format version ",
-               j.value("version", 0));
+  const nlohmann::json version = j.contains("version") ? j["version"] : nlohmann::json(0);
+  SLUICE_CHECK(version == 1, InvalidArgument, "unsupported pipeline format version ",
+               version.dump());
   PipelineParams p;
   p.update_from_json(j.value("params", nlohmann::json::object()));
   p.update_from_json(overrides);

@@ -1,0 +1,125 @@
+#!/usr/bin/env bash
+# Builds the C++ tests with sanitizers and runs them; exits non-zero on any failure or report.
+# See docs/RELIABILITY.md ("Sanitizers").
+#
+#   tools/sanitize.sh            both stages below
+#   tools/sanitize.sh asan       1. ASan + UBSan (+ LeakSanitizer): every CPU test (ctest -LE gpu)
+#   tools/sanitize.sh tsan       2. ThreadSanitizer: the executor, thread pool, pipeline, queue,
+#                                   memory-pool and parallel-listing tests (TSAN_TESTS below)
+#
+# Build folders: build/asan and build/tsan (only the sluice_tests target is built: a few minutes
+# each on 2 cores; later runs are incremental). Compiler: clang-14 when installed, else the
+# default C++ compiler (g++ 12 works too); override with SLUICE_SAN_CC / SLUICE_SAN_CXX.
+# Tests that need ../shared/data skip without it (point SLUICE_TEST_DATA at the image data).
+#
+# A run fails on a failing test or on any sanitizer report: reports abort the test
+# (halt_on_error / abort_on_error, -fno-sanitize-recover=all, leaks fail at exit), and the test
+# logs are searched for report banners as well, in case a report came from a child process.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+
+stages=("$@")
+[ ${#stages[@]} -gt 0 ] || stages=(asan tsan)
+jobs=${SLUICE_SAN_JOBS:-$(nproc)}
+
+# Test suites that run threads: executor and pipeline, the thread pool, queues, memory pools,
+# and the file listing (run_parallel). New concurrent code should get a suite name matching
+# one of these patterns.
+TSAN_TESTS=${TSAN_TESTS:-'Executor*:ThreadPool*:Pipeline*:Graph*:EpochPlan*:*Queue*:*Thread*:PoolResource*:Buffer*:FileRootListing*:FileListParsing*:FilesArgument*:FileDatasetReadAhead*:FileReader*:*Concurren*:*Parallel*'}
+
+if [ -n "${SLUICE_SAN_CXX:-}" ]; then
+  cc=${SLUICE_SAN_CC:-cc}
+  cxx=$SLUICE_SAN_CXX
+elif command -v clang++-14 > /dev/null; then
+  cc=clang-14
+  cxx=clang++-14
+else
+  cc=${CC:-cc}
+  cxx=${CXX:-c++}
+fi
+
+if [ -z "${SLUICE_TEST_DATA:-}" ] && [ ! -d ../shared/data ] && [ -d /work/shared/data ]; then
+  export SLUICE_TEST_DATA=/work/shared/data
+fi
+
+report_pattern='ERROR: AddressSanitizer|ERROR: LeakSanitizer|runtime error:|WARNING: ThreadSanitizer|ThreadSanitizer: reported|ERROR: UndefinedBehaviorSanitizer'
+
+configure_and_build() {  # DIR SANITIZERS
+  local dir=$1 san=$2
+  if [ ! -f "$dir/CMakeCache.txt" ]; then
+    local gen=()
+    command -v ninja > /dev/null && gen=(-G Ninja)
+    cmake -S . -B "$dir" "${gen[@]}" -DCMAKE_C_COMPILER="$cc" -DCMAKE_CXX_COMPILER="$cxx" \
+      -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g" \
+      -DCMAKE_C_FLAGS_RELWITHDEBINFO="-O1 -g" -DSLUICE_BUILD_TESTS=ON -DSLUICE_WITH_CUDA=OFF \
+      -DSLUICE_SANITIZE="$san" > "$dir.configure.log" 2>&1 ||
+      { cat "$dir.configure.log" >&2; echo "sanitize.sh: configure of $dir failed" >&2; return 2; }
+  fi
+  echo "== building $dir (sluice_tests, -fsanitize=$san, $cxx)"
+  cmake --build "$dir" --target sluice_tests -j "$jobs" > "$dir/build.log" 2>&1 ||
+    { tail -n 40 "$dir/build.log" >&2; echo "sanitize.sh: build of $dir failed" >&2; return 2; }
+}
+
+# Known reports awaiting a fix in code this script's owner does not own, each with its fix.
+# Kept as narrow as UBSan allows (check + file); remove an entry once its fix is merged.
+write_ubsan_suppressions() {
+  cat > "$1" << 'EOF'
+# memset / memcmp on the data() of an empty std::vector (a null pointer with size 0: UB by the
+# C nonnull contract, harmless in practice). Fix: skip the call when the size is 0 at
+# crop_cpu_test.cc:36 (Img::poison) and crop_gpu_emulation_test.cc:110, :215 (the memcmp).
+nonnull-attribute:src/sluice/kernels/crop/crop_cpu_test.cc
+nonnull-attribute:src/sluice/kernels/crop/crop_gpu_emulation_test.cc
+EOF
+}
+
+run_asan() {
+  configure_and_build build/asan "address;undefined" || return 2
+  write_ubsan_suppressions build/asan/ubsan.supp
+  export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:halt_on_error=1:abort_on_error=1:strict_string_checks=1:detect_stack_use_after_return=1:check_initialization_order=1:strict_init_order=1}
+  export UBSAN_OPTIONS=${UBSAN_OPTIONS:-halt_on_error=1:abort_on_error=1:print_stacktrace=1:suppressions=$PWD/build/asan/ubsan.supp}
+  export LSAN_OPTIONS=${LSAN_OPTIONS:-}
+  echo "== ASan + UBSan: ctest -LE gpu (ASAN_OPTIONS=$ASAN_OPTIONS)"
+  local t0=$SECONDS rc=0
+  ctest --test-dir build/asan -LE gpu -j "$jobs" --output-on-failure --timeout 900 \
+    > build/asan/ctest.log 2>&1 || rc=1
+  tail -n 4 build/asan/ctest.log
+  if grep -qE "$report_pattern" build/asan/ctest.log build/asan/Testing/Temporary/LastTest.log \
+       2> /dev/null; then
+    echo "sanitize.sh: sanitizer reports in build/asan/ctest.log:"
+    grep -E "$report_pattern" build/asan/ctest.log | sort | uniq -c | head -n 20
+    rc=1
+  fi
+  grep -E "Failed|Not Run|\*\*\*" build/asan/ctest.log | grep -v "tests passed" | head -n 30
+  echo "== ASan + UBSan: $([ $rc -eq 0 ] && echo clean || echo FAILED) in $((SECONDS - t0)) s" \
+       "($(grep -cF '***Skipped' build/asan/ctest.log) skipped; log: build/asan/ctest.log)"
+  return $rc
+}
+
+run_tsan() {
+  configure_and_build build/tsan thread || return 2
+  export TSAN_OPTIONS=${TSAN_OPTIONS:-halt_on_error=1:abort_on_error=1:second_deadlock_stack=1:history_size=4}
+  echo "== ThreadSanitizer: sluice_tests --gtest_filter='$TSAN_TESTS' (x3)"
+  local t0=$SECONDS rc=0
+  # Three repetitions in shuffled order give the scheduler more chances to interleave.
+  build/tsan/sluice_tests --gtest_filter="$TSAN_TESTS" --gtest_repeat=3 --gtest_shuffle \
+    --gtest_brief=1 > build/tsan/tsan.log 2>&1 || rc=1
+  tail -n 3 build/tsan/tsan.log
+  if grep -qE "$report_pattern" build/tsan/tsan.log; then
+    echo "sanitize.sh: ThreadSanitizer reports in build/tsan/tsan.log:"
+    grep -E -A 12 'WARNING: ThreadSanitizer' build/tsan/tsan.log | head -n 40
+    rc=1
+  fi
+  echo "== ThreadSanitizer: $([ $rc -eq 0 ] && echo clean || echo FAILED) in $((SECONDS - t0)) s" \
+       "($(grep -cE '^\[ +OK +\]|^\[ +RUN' build/tsan/tsan.log) lines; log: build/tsan/tsan.log)"
+  return $rc
+}
+
+status=0
+for s in "${stages[@]}"; do
+  case "$s" in
+    asan) run_asan || status=1 ;;
+    tsan) run_tsan || status=1 ;;
+    *) echo "sanitize.sh: unknown stage '$s' (asan, tsan)" >&2; exit 2 ;;
+  esac
+done
+exit $status
