@@ -33,7 +33,9 @@ struct Img {
   const T& operator()(int64_t y, int64_t x, int64_t ch) const { return data[index(y, x, ch)]; }
   ImageView<T> view() { return {data.data(), h, w, c, layout}; }
   ImageView<const T> cview() const { return {data.data(), h, w, c, layout}; }
-  void poison() { std::memset(static_cast<void*>(data.data()), 0xAB, data.size() * sizeof(T)); }
+  void poison() {
+    if (!data.empty()) std::memset(static_cast<void*>(data.data()), 0xAB, data.size() * sizeof(T));
+  }
 };
 
 template <typename T>

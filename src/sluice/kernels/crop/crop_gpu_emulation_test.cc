@@ -107,7 +107,8 @@ void emulate_crop(ImageLayout layout, std::mt19937& gen) {
     std::vector<T> want(static_cast<size_t>(s.oh * s.ow * s.c));
     crop_transform_cpu<T>(ImageView<const T>{s.in.data(), s.h, s.w, s.c, layout},
                           ImageView<T>{want.data(), s.oh, s.ow, s.c, layout}, s.win, s.t, s.fill);
-    ASSERT_EQ(std::memcmp(arena.base + s.off, want.data(), want.size() * sizeof(T)), 0)
+    ASSERT_TRUE(want.empty() ||
+                std::memcmp(arena.base + s.off, want.data(), want.size() * sizeof(T)) == 0)
         << "sample " << i << " " << s.h << "x" << s.w << "x" << s.c << " "
         << image_layout_name(layout) << " window " << to_string(s.win) << " transpose "
         << s.t.transpose << " flips " << s.t.flip_x << s.t.flip_y;
@@ -212,7 +213,8 @@ void emulate_cmn(DType type, std::mt19937& gen) {
           crop_mirror_normalize_cpu<uint8_t>(
               ImageView<const uint8_t>{s.in.data(), s.h, s.w, C, ImageLayout::kHWC}, want.data(),
               s.win, s.mirror, table);
-          ASSERT_EQ(std::memcmp(arena.base + s.off, want.data(), want.size() * sizeof(Out)), 0)
+          ASSERT_TRUE(want.empty() ||
+                      std::memcmp(arena.base + s.off, want.data(), want.size() * sizeof(Out)) == 0)
               << dtype_name(type) << " " << image_layout_name(layout) << " pad " << pad
               << " C=" << C << " sample " << i << " " << s.h << "x" << s.w << " window "
               << to_string(s.win) << " mirror " << s.mirror;
