@@ -88,7 +88,7 @@ run_tsan() {
   echo "== ThreadSanitizer: sluice_tests --gtest_filter='$TSAN_TESTS' (x3)"
   local t0=$SECONDS rc=0
   # Three repetitions in shuffled order give the scheduler more chances to interleave.
-  build/tsan/sluice_tests --gtest_filter="$TSAN_TESTS" --gtest_repeat=3 --gtest_shuffle \
+  build/tsan/src/sluice/sluice_tests --gtest_filter="$TSAN_TESTS" --gtest_repeat=3 --gtest_shuffle \
     --gtest_brief=1 > build/tsan/tsan.log 2>&1 || rc=1
   tail -n 3 build/tsan/tsan.log
   if grep -qE "$report_pattern" build/tsan/tsan.log; then

@@ -42,6 +42,8 @@ cudaError_t synchronize_device(int device) {
   return err;
 }
 
+thread_local std::string last_failure;  // see take_allocation_failure()
+
 int allocate(MemoryKind kind, int device, void** ptr, size_t size) {
   if (!ptr) return cudaErrorInvalidValue;
   *ptr = nullptr;
@@ -50,7 +52,8 @@ int allocate(MemoryKind kind, int device, void** ptr, size_t size) {
   void* p = nullptr;
   try {
     p = memory_resource(kind, device).allocate(size);
-  } catch (const OutOfMemory&) {
+  } catch (const OutOfMemory& e) {
+    last_failure = e.what();
     std::lock_guard<std::mutex> lk(r.mu);
     ++r.stats.failed_allocations;
     return cudaErrorMemoryAllocation;
@@ -154,6 +157,10 @@ NvjpegAllocatorStats nvjpeg_allocator_stats() {
   Registry& r = registry();
   std::lock_guard<std::mutex> lk(r.mu);
   return r.stats;
+}
+
+std::string take_allocation_failure() {
+  return std::exchange(last_failure, {});
 }
 
 }  // namespace sluice::nvjpeg

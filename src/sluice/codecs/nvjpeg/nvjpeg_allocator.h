@@ -22,6 +22,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <string>
 
 namespace sluice::nvjpeg {
 
@@ -42,5 +43,10 @@ struct NvjpegAllocatorStats {
   size_t pinned_bytes = 0;
 };
 NvjpegAllocatorStats nvjpeg_allocator_stats();
+
+// Why the last allocation that failed on this thread failed ("out of device memory: ... N
+// bytes"), then forgets it; empty when none did. nvJPEG calls the allocators on the calling
+// thread and reports only ALLOCATOR_FAILURE, so this is how an error names the size.
+std::string take_allocation_failure();
 
 }  // namespace sluice::nvjpeg

@@ -9,6 +9,7 @@
 
 #include <string>
 
+#include "sluice/codecs/nvjpeg/nvjpeg_allocator.h"
 #include "sluice/core/error.h"
 
 namespace sluice::nvjpeg {
@@ -62,7 +63,10 @@ inline bool nvjpeg_status_needs_fallback(nvjpegStatus_t s) {
                                             int line) {
   std::string msg =
       make_string("nvJPEG error ", nvjpeg_status_name(s), " in ", expr, " at ", file, ":", line);
-  if (s == NVJPEG_STATUS_ALLOCATOR_FAILURE) throw OutOfMemory(msg);
+  if (s == NVJPEG_STATUS_ALLOCATOR_FAILURE) {
+    std::string why = take_allocation_failure();
+    throw OutOfMemory(why.empty() ? msg : make_string(msg, ": ", why));
+  }
   throw CudaError(msg);
 }
 

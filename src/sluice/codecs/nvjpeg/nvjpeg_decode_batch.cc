@@ -1,13 +1,13 @@
 // One batch of NvjpegDecoder: parse, route, decode (hybrid path on the pool while the calling
 // thread submits the hardware sub-batch), join. The overview is in nvjpeg_decoder.h.
 
-#include <chrono>
 #include <cuda_runtime.h>
+#include <chrono>
 
 #include <algorithm>
-#include <thread>
 #include <climits>
 #include <cstring>
+#include <thread>
 
 #include "sluice/codecs/nvjpeg/jpeg_header_scan.h"
 #include "sluice/codecs/nvjpeg/nvjpeg_check.h"
@@ -114,6 +114,9 @@ void set_failure(DecodeResult& r, const char* phase, nvjpegStatus_t s, const std
   std::string msg = make_string(phase, ": ", nvjpeg_status_name(s), note);
   if (nvjpeg_status_needs_fallback(s)) {
     set_fallback(r, std::move(msg));
+  } else if (s == NVJPEG_STATUS_ALLOCATOR_FAILURE) {
+    set_error(r, make_string(msg, ": ", take_allocation_failure()));
+    r.out_of_memory = true;
   } else {
     set_error(r, std::move(msg));
   }
@@ -259,9 +262,10 @@ void NvjpegDecoder::Impl::parse_sample(int slot, int i) {
   nvjpegJpegStream_t js = threads_[slot]->probe_stream;
   nvjpegStatus_t st = nvjpegJpegStreamParse(handle_, req.data, req.size, 0, 0, js);
   if (st != NVJPEG_STATUS_SUCCESS) {
-    std::string msg = make_string("nvjpegJpegStreamParse: ", nvjpeg_status_name(st));
-    if (st == NVJPEG_STATUS_ALLOCATOR_FAILURE) return set_error(res, std::move(msg));
-    return set_fallback(res, std::move(msg));
+    if (st == NVJPEG_STATUS_ALLOCATOR_FAILURE) {
+      return set_failure(res, "nvjpegJpegStreamParse", st, "");
+    }
+    return set_fallback(res, make_string("nvjpegJpegStreamParse: ", nvjpeg_status_name(st)));
   }
   unsigned width = 0, height = 0, components = 0, precision = 0;
   nvjpegJpegEncoding_t encoding = NVJPEG_ENCODING_UNKNOWN;
@@ -420,7 +424,8 @@ void NvjpegDecoder::Impl::submit_hardware() {
   }
   if (lanes > 0) submit_lane(hw_lanes_[0]);
   for (auto& t : helpers) t.join();
-  for (int l = 0; l < lanes; ++l) cuda::stream_wait_event(hw_stream_.get(), hw_lanes_[l].done.get());
+  for (int l = 0; l < lanes; ++l)
+    cuda::stream_wait_event(hw_stream_.get(), hw_lanes_[l].done.get());
   // Recorded after a failure too: nvJPEG may have queued part of the work.
   staging_done_[staging_index_].record(hw_stream_.get());
   hw_done_.record(hw_stream_.get());
@@ -485,8 +490,8 @@ void NvjpegDecoder::Impl::submit_lane(HwLane& lane) {
   lane.status = nvjpegDecodeBatchedInitialize(lane.handle, lane.state, m, 1, format_);
   if (lane.status == NVJPEG_STATUS_SUCCESS) {
     lane.phase = "nvjpegDecodeBatchedEx";
-    lane.status = nvjpegDecodeBatchedEx(lane.handle, lane.state, lane.data.data(), lane.lengths.data(),
-                                        lane.dst.data(), lane.params.data(),
+    lane.status = nvjpegDecodeBatchedEx(lane.handle, lane.state, lane.data.data(),
+                                        lane.lengths.data(), lane.dst.data(), lane.params.data(),
                                         static_cast<cudaStream_t>(lane.stream.get()));
   }
   lane.done.record(lane.stream.get());

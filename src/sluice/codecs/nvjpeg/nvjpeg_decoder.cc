@@ -1,8 +1,8 @@
 // NvjpegDecoder: construction, tear-down and accessors. The per-batch work is in
 // nvjpeg_decode_batch.cc.
 
-#include <cstdlib>
 #include "sluice/codecs/nvjpeg/nvjpeg_decoder.h"
+#include <cstdlib>
 
 #include <cuda_runtime.h>
 

@@ -138,6 +138,9 @@ struct DecodeResult {
   bool progressive = false;
   // For kFallback and kError: what happened (the nvJPEG phase and status). Empty otherwise.
   std::string message;
+  // kError because a Sluice pool could not give nvJPEG memory (ALLOCATOR_FAILURE): not the
+  // file's fault, so the caller raises OutOfMemory rather than DecodeError (or a skip).
+  bool out_of_memory = false;
 
   bool decoded() const { return route <= DecodeRoute::kGpuHybrid; }
 };

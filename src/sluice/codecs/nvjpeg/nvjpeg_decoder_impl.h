@@ -71,7 +71,8 @@ struct SampleState {
 
 struct NvjpegDecoder::Impl {
   unsigned int handle_flags() const {
-    return opt_.fancy_upsampling ? NVJPEG_FLAGS_UPSAMPLING_WITH_INTERPOLATION : NVJPEG_FLAGS_DEFAULT;
+    return opt_.fancy_upsampling ? NVJPEG_FLAGS_UPSAMPLING_WITH_INTERPOLATION
+                                 : NVJPEG_FLAGS_DEFAULT;
   }
   explicit Impl(const NvjpegDecoderOptions& options) : opt_(options) {}
   ~Impl();
@@ -133,7 +134,7 @@ struct NvjpegDecoder::Impl {
   std::vector<HwLane> hw_lanes_;
   void submit_lane(HwLane& lane);
   cuda::Stream hw_stream_;  // joins the lanes: hw_done_ and staging_done_ are recorded here
-  cuda::Event hw_done_;  // after the last hardware submission; awaited before the next one
+  cuda::Event hw_done_;     // after the last hardware submission; awaited before the next one
   // Note [Hardware staging]
   // The hardware decoder reads its input bitstreams asynchronously, so they are copied into
   // pinned staging memory during the parse phase (on the pool). Two staging buffers alternate

@@ -81,7 +81,8 @@ class ImageDecoderMixed : public Operator {
         info[i] = codecs::peek_image(in.sample<uint8_t>(i), in.sample_bytes(i));
         if (info[i].format == codecs::ImageFormat::kJpeg) {
           // nvJPEG decodes truncated streams without complaint; libjpeg does not. Agree with it.
-          std::string problem = codecs::jpeg_structure_problem(in.sample<uint8_t>(i), in.sample_bytes(i));
+          std::string problem =
+              codecs::jpeg_structure_problem(in.sample<uint8_t>(i), in.sample_bytes(i));
           if (!problem.empty()) throw DecodeError("corrupt JPEG: " + problem);
         }
         codecs::ImageSize o = codecs::oriented_size(info[i], args_.adjust_orientation);
@@ -140,6 +141,8 @@ class ImageDecoderMixed : public Operator {
       if (results[k].route == nvjpeg::DecodeRoute::kFallback) {
         fallback.push_back(i);
         raw_offset[i] = SIZE_MAX;
+      } else if (results[k].out_of_memory) {
+        throw OutOfMemory("nvJPEG: " + results[k].message);
       } else if (results[k].route == nvjpeg::DecodeRoute::kError) {
         fail(i, "nvJPEG: " + results[k].message);
       } else if (raw_offset[i] != SIZE_MAX) {
@@ -162,10 +165,11 @@ class ImageDecoderMixed : public Operator {
                                      swap ? s[1] : s[0], swap ? s[0] : s[1], s[2],
                                      ImageLayout::kHWC};
         ImageView<uint8_t> dst{out.sample<uint8_t>(i), s[0], s[1], s[2], ImageLayout::kHWC};
-        samples.push_back(make_exif_orientation_gpu_sample<uint8_t>(src, dst, orientation(i, info), i));
+        samples.push_back(
+            make_exif_orientation_gpu_sample<uint8_t>(src, dst, orientation(i, info), i));
       }
-      auto pages = transforms_->begin(crop_gpu_descriptor_bytes(static_cast<int64_t>(samples.size())),
-                                      ws.stream());
+      auto pages = transforms_->begin(
+          crop_gpu_descriptor_bytes(static_cast<int64_t>(samples.size())), ws.stream());
       crop_transform_gpu(samples, 1, pages.pinned, pages.device, ws.stream());
       transforms_->end(ws.stream());
     }
@@ -218,25 +222,28 @@ class ImageDecoderMixed : public Operator {
     page.data.resize(shapes, out.dtype());
     ThreadPool& pool = *ws.context().pool;
     std::vector<std::exception_ptr> failure(samples.size());
-    pool.parallel_for(static_cast<int64_t>(samples.size()), [&](int64_t k, int thread) {
-      const int i = samples[k];
-      try {
-        void* dst = page.data.raw_sample(static_cast<int>(k));
-        if (args_.dtype != DType::kFloat32) {
-          codecs::decode_image(in.sample<uint8_t>(i), in.sample_bytes(i), info[i], params[i],
-                               *scratch_[thread], dst);
-          return;
-        }
-        auto& tmp = staging_[thread];
-        tmp.resize(static_cast<size_t>(volume(out.shape(i))));
-        codecs::decode_image(in.sample<uint8_t>(i), in.sample_bytes(i), info[i], params[i],
-                             *scratch_[thread], tmp.data());
-        auto* f = static_cast<float*>(dst);
-        for (size_t e = 0; e < tmp.size(); ++e) f[e] = tmp[e] * (1.0f / 255.0f);
-      } catch (...) {
-        failure[k] = std::current_exception();
-      }
-    }, ws.caller_slot());
+    pool.parallel_for(
+        static_cast<int64_t>(samples.size()),
+        [&](int64_t k, int thread) {
+          const int i = samples[k];
+          try {
+            void* dst = page.data.raw_sample(static_cast<int>(k));
+            if (args_.dtype != DType::kFloat32) {
+              codecs::decode_image(in.sample<uint8_t>(i), in.sample_bytes(i), info[i], params[i],
+                                   *scratch_[thread], dst);
+              return;
+            }
+            auto& tmp = staging_[thread];
+            tmp.resize(static_cast<size_t>(volume(out.shape(i))));
+            codecs::decode_image(in.sample<uint8_t>(i), in.sample_bytes(i), info[i], params[i],
+                                 *scratch_[thread], tmp.data());
+            auto* f = static_cast<float*>(dst);
+            for (size_t e = 0; e < tmp.size(); ++e) f[e] = tmp[e] * (1.0f / 255.0f);
+          } catch (...) {
+            failure[k] = std::current_exception();
+          }
+        },
+        ws.caller_slot());
     for (size_t k = 0; k < samples.size(); ++k) {
       const int i = samples[k];
       if (failure[k]) {
