@@ -139,10 +139,13 @@ def test_cpu_pipeline_with_gpu_prefetcher_matches_cpu_normalisation():
     def p():
         return fn.external_source(lambda: imgs, layout="HWC", cycle=True), fn.random.coin_flip()
 
-    it = DALIGenericIterator(p(), ["data", "flip"], size=12,
+    it = DALIGenericIterator(p(), ["data", "flip"], size=10,
+                             last_batch_policy=LastBatchPolicy.PARTIAL,
                              gpu_normalize={"mean": mean, "std": std})
     batches = list(it)
-    assert len(batches) == 3
+    assert [len(b[0]["data"]) for b in batches] == [4, 4, 2]
+    assert all(b[0]["flip"].is_cuda and len(b[0]["flip"]) == len(b[0]["data"]) for b in batches)
+    batches = batches[:2]
     ref = (torch.from_numpy(np.stack(imgs)).permute(0, 3, 1, 2).float()
            - torch.tensor(mean).view(1, 3, 1, 1)) / torch.tensor(std).view(1, 3, 1, 1)
     for b in batches:

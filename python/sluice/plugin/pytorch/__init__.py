@@ -58,12 +58,18 @@ class _GpuNormalize:
                 x = x.contiguous()
         return x
 
-    def finish(self, x):
-        """Makes the consumer's stream wait for the conversion and hands the tensor over."""
+    def move(self, t):
+        """Queues the copy of another output (labels, ...) to the same GPU on the side stream."""
+        with self.torch.cuda.stream(self.stream):
+            return t.to(self.device, non_blocking=True)
+
+    def finish(self, batch):
+        """Makes the consumer's stream wait for the side stream and hands the tensors over."""
         current = self.torch.cuda.current_stream(self.device)
         current.wait_stream(self.stream)
-        x.record_stream(current)
-        return x
+        for x in batch.values():
+            x.record_stream(current)
+        return batch
 
 
 class DALIGenericIterator:
@@ -77,8 +83,8 @@ class DALIGenericIterator:
     auto_reset: start the next epoch automatically (True / "yes") after StopIteration.
     gpu_normalize: for CPU pipelines ending in uint8 HWC images: a dict with mean, std (per
         channel, 0-255 scale), optional dtype (torch.float32), device (0) and channels_last; the
-        first output is then delivered normalised, float and CHW on that GPU, prefetched one
-        batch ahead on a side stream.
+        first output is then delivered normalised, float and CHW on that GPU, the other outputs
+        (labels) on the same GPU, prefetched one batch ahead on a side stream.
     """
 
     def __init__(self, pipelines, output_map, size=-1, reader_name=None, auto_reset=False,
@@ -186,10 +192,12 @@ class DALIGenericIterator:
                     f"output '{self._output_map[k]}' has samples of different shapes; the "
                     "iterator returns dense batches (resize or crop to a common size)")
             if k == 0 and self._normalize is not None:
-                result.append(self._normalize.start(o))
+                x = self._normalize.start(o)
+                result.append(x[:keep] if keep < x.shape[0] else x)
                 continue
             t = torch.from_dlpack(o)
-            result.append(t[:keep] if keep < t.shape[0] else t)
+            t = t[:keep] if keep < t.shape[0] else t
+            result.append(self._normalize.move(t) if self._normalize is not None else t)
         return result
 
     def __next__(self):
@@ -232,10 +240,7 @@ class DALIGenericIterator:
         return total is None or self._counter < total
 
     def _finish(self, batch):
-        key = self._output_map[0]
-        for d in batch:
-            d[key] = self._normalize.finish(d[key])
-        return batch
+        return [self._normalize.finish(d) for d in batch]
 
     def _flush(self):
         previous, self._pending = self._pending, None
