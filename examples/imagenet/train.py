@@ -119,9 +119,11 @@ def torchvision_loader(folder, args, rank, world, device, train):
 
 
 def synthetic_loader(folder, args, rank, world, device, train):
-    n = 50 if args.iters == 0 else args.iters
+    # As many steps as the real data has, so an epoch means the same work for every loader.
+    files = sum(1 for p in pathlib.Path(folder).glob("*/*") if p.is_file())
+    n = max(1, files // (args.batch_size * world))
     x = torch.randn(args.batch_size, 3, 224, 224, device=device)
-    y = torch.randint(0, 1000, (args.batch_size,), device=device)
+    y = torch.randint(0, num_classes(folder), (args.batch_size,), device=device)
 
     def epoch():
         for _ in range(n):
@@ -170,26 +172,28 @@ def progress(iterable, total, desc, rank):
 
 
 def train_epoch(model, opt, epoch_fn, steps, args, rank, world, e):
+    """Trains one epoch; images/s counts the whole epoch, from its first batch request (epoch
+    0 includes warm-up: compare later epochs). Sums stay on the GPU so no step waits for it."""
     model.train()
-    n, loss_sum, correct, t0 = 0, 0.0, 0, None
+    n, loss_sum, correct = 0, 0.0, 0
     total = min(steps, args.iters) if args.iters else steps
+    torch.cuda.synchronize()
+    t0 = time.perf_counter()
     for i, (x, y) in enumerate(progress(epoch_fn(), total, f"epoch {e}", rank)):
         if args.iters and i >= args.iters:
             break
-        if i == 1:  # the first step warms up (cuDNN autotuning, pools): time the rest
-            torch.cuda.synchronize()
-            t0, n = time.perf_counter(), 0
         loss, out = step(model, opt, x, y, args)
         n += x.shape[0]
-        loss_sum += loss.item() * x.shape[0]
-        correct += (out.argmax(1) == y).sum().item()
+        loss_sum = loss_sum + loss.detach().float() * x.shape[0]
+        correct = correct + (out.argmax(1) == y).sum()
     torch.cuda.synchronize()
-    dt = time.perf_counter() - t0 if t0 else float("nan")
-    stats = torch.tensor([n, loss_sum, correct, dt], dtype=torch.float64, device=x.device)
+    dt = time.perf_counter() - t0
+    stats = torch.tensor([n, float(loss_sum), float(correct)], dtype=torch.float64,
+                         device=torch.device("cuda", torch.cuda.current_device()))
     if world > 1:
-        dist.all_reduce(stats[:3])
-    images_per_s = stats[0].item() / dt if t0 else float("nan")
-    return images_per_s, stats[1].item() / max(1, stats[0].item()), stats[2].item() / max(1, stats[0].item())
+        dist.all_reduce(stats)
+    images = max(1.0, stats[0].item())
+    return stats[0].item() / dt, stats[1].item() / images, stats[2].item() / images
 
 
 @torch.no_grad()
