@@ -39,6 +39,9 @@ def parse_args(argv=None):
     p.add_argument("--lr", type=float, default=0.1, help="for a global batch of 256")
     p.add_argument("--iters", type=int, default=0, help="steps per epoch (0: the whole epoch)")
     p.add_argument("--no-val", action="store_true", help="skip validation")
+    p.add_argument("--prefetch", type=int, default=2, help="Sluice prefetch_queue_depth")
+    p.add_argument("--hw-decoder-load", type=float, default=0.9,
+                   help="sluice-gpu: share of each batch for the hardware JPEG decoder")
     p.add_argument("--no-channels-last", action="store_true")
     p.add_argument("--no-bf16", action="store_true")
     p.add_argument("--find-max-batch", action="store_true",
@@ -60,15 +63,18 @@ def sluice_loader(folder, args, rank, world, device, train):
     from sluice.plugin.pytorch import DALIClassificationIterator, LastBatchPolicy
 
     gpu = args.loader == "sluice-gpu"
+    # NHWC batches seen through permute() are channels_last NCHW tensors: no conversion copy.
+    layout = "CHW" if args.no_channels_last else "HWC"
 
     @pipeline_def(batch_size=args.batch_size, num_threads=args.workers, seed=12 + rank,
-                  device_id=device.index, prefetch_queue_depth=2)
+                  device_id=device.index, prefetch_queue_depth=args.prefetch)
     def pipe():
         jpegs, labels = fn.readers.file(file_root=str(folder), shard_id=rank, num_shards=world,
                                         random_shuffle=train, pad_last_batch=True, name="Reader")
         dev = "mixed" if gpu else "cpu"
         if train:
-            images = fn.decoders.image_random_crop(jpegs, device=dev, output_type=types.RGB)
+            hw = {"hw_decoder_load": args.hw_decoder_load} if gpu else {}
+            images = fn.decoders.image_random_crop(jpegs, device=dev, output_type=types.RGB, **hw)
             images = fn.resize(images, resize_x=224, resize_y=224)
             flip = fn.random.coin_flip(probability=0.5)
         else:
@@ -76,7 +82,7 @@ def sluice_loader(folder, args, rank, world, device, train):
             images = fn.resize(images, resize_shorter=256)
             flip = 0
         if gpu:
-            images = fn.crop_mirror_normalize(images, dtype=types.FLOAT, output_layout="CHW",
+            images = fn.crop_mirror_normalize(images, dtype=types.FLOAT, output_layout=layout,
                                               crop=(224, 224), mean=MEAN, std=STD, mirror=flip)
             return images, labels.gpu()
         images = fn.crop(images, crop=(224, 224)) if not train else images
@@ -90,7 +96,9 @@ def sluice_loader(folder, args, rank, world, device, train):
 
     def epoch():
         for batch in it:
-            yield batch[0]["data"], batch[0]["label"].squeeze(-1).long()
+            x = batch[0]["data"]
+            yield (x.permute(0, 3, 1, 2) if gpu and layout == "HWC" else x,
+                   batch[0]["label"].squeeze(-1).long())
 
     return epoch, len(it)
 

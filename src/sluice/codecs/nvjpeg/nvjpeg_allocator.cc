@@ -160,7 +160,14 @@ NvjpegAllocatorStats nvjpeg_allocator_stats() {
 }
 
 std::string take_allocation_failure() {
-  return std::exchange(last_failure, {});
+  std::string why = std::exchange(last_failure, {});
+  if (!why.empty()) return why;
+  // nvJPEG allocated on its own (some state bypasses the allocators): say what was free.
+  size_t free_bytes = 0, total_bytes = 0;
+  if (cudaMemGetInfo(&free_bytes, &total_bytes) != cudaSuccess)
+    return "nvJPEG's own allocation failed";
+  return make_string("nvJPEG's own allocation failed with ", free_bytes,
+                     " bytes of device memory free of ", total_bytes, " bytes");
 }
 
 }  // namespace sluice::nvjpeg

@@ -45,8 +45,9 @@ struct NvjpegAllocatorStats {
 NvjpegAllocatorStats nvjpeg_allocator_stats();
 
 // Why the last allocation that failed on this thread failed ("out of device memory: ... N
-// bytes"), then forgets it; empty when none did. nvJPEG calls the allocators on the calling
-// thread and reports only ALLOCATOR_FAILURE, so this is how an error names the size.
+// bytes"), then forgets it; when none did, nvJPEG allocated by itself and this names the free
+// device memory. nvJPEG calls the allocators on the calling thread and reports only
+// ALLOCATOR_FAILURE, so this is how an error names the size.
 std::string take_allocation_failure();
 
 }  // namespace sluice::nvjpeg

@@ -64,8 +64,7 @@ inline bool nvjpeg_status_needs_fallback(nvjpegStatus_t s) {
   std::string msg =
       make_string("nvJPEG error ", nvjpeg_status_name(s), " in ", expr, " at ", file, ":", line);
   if (s == NVJPEG_STATUS_ALLOCATOR_FAILURE) {
-    std::string why = take_allocation_failure();
-    throw OutOfMemory(why.empty() ? msg : make_string(msg, ": ", why));
+    throw OutOfMemory(make_string(msg, ": ", take_allocation_failure()));
   }
   throw CudaError(msg);
 }
