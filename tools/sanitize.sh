@@ -38,10 +38,6 @@ else
   cxx=${CXX:-c++}
 fi
 
-if [ -z "${SLUICE_TEST_DATA:-}" ] && [ ! -d ../shared/data ] && [ -d /work/shared/data ]; then
-  export SLUICE_TEST_DATA=/work/shared/data
-fi
-
 report_pattern='ERROR: AddressSanitizer|ERROR: LeakSanitizer|runtime error:|WARNING: ThreadSanitizer|ThreadSanitizer: reported|ERROR: UndefinedBehaviorSanitizer'
 
 configure_and_build() {  # DIR SANITIZERS

@@ -18,7 +18,6 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 out=${1:-build/fuzz-corpus}
 data=${SLUICE_TEST_DATA:-../shared/data}
-[ -d "$data" ] || data=/work/shared/data
 py=$(command -v python3 || true)
 
 for t in fuzz_image fuzz_jpeg_structure fuzz_file_list fuzz_pipeline_json; do

@@ -254,12 +254,13 @@ def table(results):
         if "error" in r:
             lines.append(f"{r['loader']:28s} failed: {r['error']}")
             continue
-        rt = base.get("torchvision-tensor")
-        rp = base.get("torchvision-pil")
+        def ratio(baseline, width):
+            b = base.get(baseline)
+            return f"{r['images_per_s'] / b:{width - 1}.2f}x" if b else f"{'-':>{width}s}"
+
         lines.append(
             f"{r['loader']:28s} {r['images_per_s']:10,.0f} "
-            f"{(r['images_per_s'] / rt if rt else float('nan')):11.2f}x "
-            f"{(r['images_per_s'] / rp if rp else float('nan')):9.2f}x "
+            f"{ratio('torchvision-tensor', 12)} {ratio('torchvision-pil', 10)} "
             f"{100 * r['cpu_utilisation']:7.0f}% {r['peak_rss_mb']:8.0f} "
             f"{r.get('device_memory_mb', 0):7.0f} {r['time_to_first_batch_s']:8.2f}s")
     return "\n".join(lines)
