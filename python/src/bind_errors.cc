@@ -51,7 +51,8 @@ void register_errors(nb::module_& m) {
 
   // Messages may quote bytes from corrupt files: decode them leniently so the message survives.
   static auto set = [](PyObject* type, const char* what) {
-    PyObject* msg = PyUnicode_DecodeUTF8(what, static_cast<Py_ssize_t>(std::strlen(what)), "replace");
+    PyObject* msg =
+        PyUnicode_DecodeUTF8(what, static_cast<Py_ssize_t>(std::strlen(what)), "replace");
     PyErr_SetObject(type, msg);
     Py_XDECREF(msg);
   };

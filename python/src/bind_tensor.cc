@@ -475,7 +475,8 @@ void register_tensors(nb::module_& m) {
       [](const PyTensorListCPU& t, int device, uintptr_t stream) {
         // Through pinned staging, asynchronously on `stream` (e.g. a side stream of the
         // consumer's): both buffers come from Sluice's pools and are freed stream-ordered.
-        SLUICE_CHECK(t.list.is_contiguous(), InvalidArgument, "copy_to_gpu needs a contiguous batch");
+        SLUICE_CHECK(t.list.is_contiguous(), InvalidArgument,
+                     "copy_to_gpu needs a contiguous batch");
         auto s = reinterpret_cast<cuda::StreamHandle>(stream);
         SLUICE_CHECK(s != nullptr, InvalidArgument,
                      "copy_to_gpu needs a CUDA stream (not the legacy default stream)");

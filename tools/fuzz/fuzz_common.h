@@ -25,8 +25,7 @@ namespace sluice::fuzz {
 
 // For catch (const std::exception& e) blocks: names the dynamic type in the report.
 [[noreturn]] inline void fuzz_fail_unexpected(const char* where, const std::exception& e) {
-  std::fprintf(stderr, "\n==FUZZ== unexpected %s from %s: %s\n", typeid(e).name(), where,
-               e.what());
+  std::fprintf(stderr, "\n==FUZZ== unexpected %s from %s: %s\n", typeid(e).name(), where, e.what());
   std::fflush(stderr);
   std::abort();
 }

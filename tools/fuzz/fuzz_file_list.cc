@@ -12,8 +12,8 @@
 
 #include <dirent.h>
 #include <fcntl.h>
-#include <signal.h>
 #include <ftw.h>
+#include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -139,8 +139,8 @@ Reference reference_parse(std::string_view text, const std::string& root) {
       r.syntax_error = true;
       continue;
     }
-    std::string joined = (!path.empty() && path[0] == '/') ? std::string(path)
-                                                          : root + "/" + std::string(path);
+    std::string joined =
+        (!path.empty() && path[0] == '/') ? std::string(path) : root + "/" + std::string(path);
     r.entries.push_back({joined, static_cast<int32_t>(value)});
   }
   return r;
@@ -189,8 +189,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     if (ds.entries[i].path != ref.entries[i].path || ds.entries[i].label != ref.entries[i].label) {
       fuzz_fail("an entry differs from the format's reading:", ds.entries[i].path.c_str());
     }
-    if (!o.allow_paths_outside_root && ds.entries[i].path.compare(0, box.root.size() + 1,
-                                                                   box.root + "/") != 0) {
+    if (!o.allow_paths_outside_root &&
+        ds.entries[i].path.compare(0, box.root.size() + 1, box.root + "/") != 0) {
       fuzz_fail("an accepted entry lies outside the root:", ds.entries[i].path.c_str());
     }
   }

@@ -1,13 +1,13 @@
 #include <cuda_runtime.h>
 
 #include <cctype>
+#include <fstream>
 #include <map>
 #include <mutex>
-#include <vector>
-#include <fstream>
 #include <sstream>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "sluice/cuda/cuda_api.h"
 #include "sluice/cuda/cuda_check.h"
@@ -120,7 +120,9 @@ PooledStream::PooledStream(int device, int priority) : device_(device), priority
   handle_ = s;
 }
 
-PooledStream::~PooledStream() { release(); }
+PooledStream::~PooledStream() {
+  release();
+}
 
 void PooledStream::release() noexcept {
   if (!handle_) return;

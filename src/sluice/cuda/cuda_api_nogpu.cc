@@ -40,7 +40,9 @@ Stream::~Stream() = default;
 Stream::Stream(Stream&&) noexcept = default;
 Stream& Stream::operator=(Stream&&) noexcept = default;
 void Stream::synchronize() const {}
-PooledStream::PooledStream(int, int) { no_cuda("PooledStream"); }
+PooledStream::PooledStream(int, int) {
+  no_cuda("PooledStream");
+}
 PooledStream::~PooledStream() = default;
 PooledStream::PooledStream(PooledStream&&) noexcept = default;
 PooledStream& PooledStream::operator=(PooledStream&&) noexcept = default;

@@ -14,7 +14,8 @@ PipelineGraph light_graph(int ops) {
   auto x = g.add("random.coin_flip", "flip", "", {}, {}, {});
   for (int i = 1; i < ops; ++i) {
     x = g.add(i % 2 ? "cast" : "copy", "op" + std::to_string(i), "", {x[0]}, {},
-              i % 2 ? nlohmann::json{{"dtype", i % 4 == 1 ? "FLOAT" : "INT32"}} : nlohmann::json::object());
+              i % 2 ? nlohmann::json{{"dtype", i % 4 == 1 ? "FLOAT" : "INT32"}}
+                    : nlohmann::json::object());
   }
   g.outputs = {x[0]};
   return g;
@@ -32,7 +33,12 @@ void BM_ExecutorOverheadPerOperator(benchmark::State& state) {
   // items = operator runs: the rate's inverse is the cost per operator per batch.
   state.SetItemsProcessed(state.iterations() * ops);
 }
-BENCHMARK(BM_ExecutorOverheadPerOperator)->Arg(1)->Arg(8)->Arg(32)->UseRealTime()->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_ExecutorOverheadPerOperator)
+    ->Arg(1)
+    ->Arg(8)
+    ->Arg(32)
+    ->UseRealTime()
+    ->Unit(benchmark::kMicrosecond);
 
 }  // namespace
 }  // namespace sluice

@@ -84,8 +84,8 @@ void PipelineParams::update_from_json(const nlohmann::json& j) {
     } else {
       ok = json_to_integer(j[key], field);
     }
-    SLUICE_CHECK(ok, InvalidArgument, "pipeline parameter '", key, "' has the wrong type: ",
-                 j[key].dump());
+    SLUICE_CHECK(ok, InvalidArgument, "pipeline parameter '", key,
+                 "' has the wrong type: ", j[key].dump());
   };
   get("batch_size", batch_size);
   get("num_threads", num_threads);

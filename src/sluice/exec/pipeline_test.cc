@@ -28,12 +28,12 @@ TEST(PipelineParams, IntegerParametersMustBeRepresentable) {
   PipelineParams p;
   // A float out of int range was converted with undefined behaviour; out-of-range integers
   // wrapped silently (4294967297 became batch_size 1).
-  for (const char* doc : {R"({"batch_size": 1e300})", R"({"batch_size": -1e300})",
-                          R"({"batch_size": 4294967297})", R"({"num_threads": 2.5})",
-                          R"({"seed": 1e19})", R"({"seed": 18446744073709551615})",
-                          R"({"prefetch_queue_depth": 4294967298})",
-                          R"({"prefetch_queue_depth": {"cpu_size": 2, "gpu_size": -4294967295}})",
-                          R"({"exec_async": 1})", R"({"batch_size": "8"})"}) {
+  for (const char* doc :
+       {R"({"batch_size": 1e300})", R"({"batch_size": -1e300})", R"({"batch_size": 4294967297})",
+        R"({"num_threads": 2.5})", R"({"seed": 1e19})", R"({"seed": 18446744073709551615})",
+        R"({"prefetch_queue_depth": 4294967298})",
+        R"({"prefetch_queue_depth": {"cpu_size": 2, "gpu_size": -4294967295}})",
+        R"({"exec_async": 1})", R"({"batch_size": "8"})"}) {
     EXPECT_THROW(p.update_from_json(nlohmann::json::parse(doc)), InvalidArgument) << doc;
   }
 }

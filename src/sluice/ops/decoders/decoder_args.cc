@@ -68,45 +68,50 @@ OpSchema fixed_crop_args(OpSchema s) {
   return s;
 }
 
-SLUICE_REGISTER_SCHEMA(decoder_schema(
-    "decoders.image",
-    "Decodes images: JPEG (libjpeg-turbo on the CPU, nvJPEG with device='mixed'), PNG, BMP and "
-    "PNM. HWC output. Corrupt, truncated or over-limit files raise a DecodeError naming the file.")
-                           .alias("image_decoder")
-                           .alias("ImageDecoder"));
+SLUICE_REGISTER_SCHEMA(
+    decoder_schema(
+        "decoders.image",
+        "Decodes images: JPEG (libjpeg-turbo on the CPU, nvJPEG with device='mixed'), PNG, BMP and "
+        "PNM. HWC output. Corrupt, truncated or over-limit files raise a DecodeError naming the "
+        "file.")
+        .alias("image_decoder")
+        .alias("ImageDecoder"));
 
-SLUICE_REGISTER_SCHEMA(random_crop_args(decoder_schema(
-    "decoders.image_random_crop",
-    "Decodes a random window of each image, drawn with torchvision's RandomResizedCrop rule (the "
-    "window is not resized). JPEG decodes only the rows and columns the window needs; the result "
-    "equals cropping the full decode."))
-                           .alias("image_decoder_random_crop")
-                           .alias("ImageDecoderRandomCrop"));
+SLUICE_REGISTER_SCHEMA(
+    random_crop_args(decoder_schema("decoders.image_random_crop",
+                                    "Decodes a random window of each image, drawn with "
+                                    "torchvision's RandomResizedCrop rule (the "
+                                    "window is not resized). JPEG decodes only the rows and "
+                                    "columns the window needs; the result "
+                                    "equals cropping the full decode."))
+        .alias("image_decoder_random_crop")
+        .alias("ImageDecoderRandomCrop"));
 
-SLUICE_REGISTER_SCHEMA(fixed_crop_args(decoder_schema(
-    "decoders.image_crop",
-    "Decodes a fixed window (crop=(h, w) at crop_pos_x, crop_pos_y) of each image, decoding only "
-    "the region the window needs."))
-                           .alias("image_decoder_crop")
-                           .alias("ImageDecoderCrop"));
+SLUICE_REGISTER_SCHEMA(
+    fixed_crop_args(decoder_schema("decoders.image_crop",
+                                   "Decodes a fixed window (crop=(h, w) at crop_pos_x, crop_pos_y) "
+                                   "of each image, decoding only "
+                                   "the region the window needs."))
+        .alias("image_decoder_crop")
+        .alias("ImageDecoderCrop"));
 
-SLUICE_REGISTER_SCHEMA(decoder_schema(
-    "decoders.image_slice",
-    "Decodes a slice of each image, given by `rel_start`/`rel_shape` (fractions) or "
-    "`start`/`shape` (pixels) in (x, y) order, or by the anchor and shape inputs.")
-                           .num_inputs(1, 3)
-                           .input_doc("anchor", "Optional: per-sample (x, y) start of the slice.")
-                           .input_doc("shape", "Optional: per-sample (width, height) of the slice.")
-                           .optional_arg("rel_start", ArgType::kFloatList, "Slice start (x, y), relative.", true)
-                           .optional_arg("rel_shape", ArgType::kFloatList, "Slice size (w, h), relative.", true)
-                           .optional_arg("start", ArgType::kFloatList, "Slice start (x, y), pixels.", true)
-                           .optional_arg("shape", ArgType::kFloatList, "Slice size (w, h), pixels.", true)
-                           .arg("normalized_anchor", ArgType::kBool, true,
-                                "The anchor input is relative (fractions of the size).")
-                           .arg("normalized_shape", ArgType::kBool, true,
-                                "The shape input is relative (fractions of the size).")
-                           .alias("image_decoder_slice")
-                           .alias("ImageDecoderSlice"));
+SLUICE_REGISTER_SCHEMA(
+    decoder_schema("decoders.image_slice",
+                   "Decodes a slice of each image, given by `rel_start`/`rel_shape` (fractions) or "
+                   "`start`/`shape` (pixels) in (x, y) order, or by the anchor and shape inputs.")
+        .num_inputs(1, 3)
+        .input_doc("anchor", "Optional: per-sample (x, y) start of the slice.")
+        .input_doc("shape", "Optional: per-sample (width, height) of the slice.")
+        .optional_arg("rel_start", ArgType::kFloatList, "Slice start (x, y), relative.", true)
+        .optional_arg("rel_shape", ArgType::kFloatList, "Slice size (w, h), relative.", true)
+        .optional_arg("start", ArgType::kFloatList, "Slice start (x, y), pixels.", true)
+        .optional_arg("shape", ArgType::kFloatList, "Slice size (w, h), pixels.", true)
+        .arg("normalized_anchor", ArgType::kBool, true,
+             "The anchor input is relative (fractions of the size).")
+        .arg("normalized_shape", ArgType::kBool, true,
+             "The shape input is relative (fractions of the size).")
+        .alias("image_decoder_slice")
+        .alias("ImageDecoderSlice"));
 
 codecs::OutputColor parse_color(const std::string& s) {
   if (s == "RGB") return codecs::OutputColor::kRGB;
@@ -150,7 +155,8 @@ std::optional<CropWindow> decoder_window(const DecoderArgs& args, const Workspac
                                          int64_t height, int64_t width) {
   const OpSpec& spec = ws.spec();
   switch (args.crop) {
-    case DecoderCrop::kNone: return std::nullopt;
+    case DecoderCrop::kNone:
+      return std::nullopt;
     case DecoderCrop::kRandom: {
       SampleRng rng = ws.rng(sample);
       return random_resized_crop_window(height, width, args.random, rng);
@@ -216,8 +222,10 @@ std::vector<int> replacement_sources(const std::vector<char>& bad, const std::st
   for (int i = n - 1; i >= 0; --i) {
     if (!bad[i]) good = i;  // ends as the first good sample: the wrap-around target
   }
-  SLUICE_CHECK(good >= 0, DecodeError, "on_error='skip': every sample of the batch is bad, "
-               "nothing to replace them with; first error: ", first_error);
+  SLUICE_CHECK(good >= 0, DecodeError,
+               "on_error='skip': every sample of the batch is bad, "
+               "nothing to replace them with; first error: ",
+               first_error);
   for (int i = n - 1; i >= 0; --i) {
     if (!bad[i]) good = i;
     source[i] = good;  // the next good sample at or after i

@@ -27,12 +27,16 @@ class PeekImageShape : public Operator {
     DType dtype = parse_dtype(spec_.arg<std::string>("dtype"));
     bool adjust = spec_.arg<bool>("adjust_orientation");
     out.resize_uniform(ws.batch_size(), {3}, dtype);
-    ws.for_each_sample([&](int i, int) {
-      codecs::ImageInfo info = codecs::peek_image(in.sample<uint8_t>(i), in.sample_bytes(i));
-      codecs::ImageSize s = codecs::oriented_size(info, adjust);
-      int64_t shape[3] = {s.height, s.width, codecs::output_channels(info, codecs::OutputColor::kRGB)};
-      for (int k = 0; k < 3; ++k) kernels::store_sat(out.raw_sample(i), dtype, k, static_cast<double>(shape[k]));
-    }, ws.batch_size());
+    ws.for_each_sample(
+        [&](int i, int) {
+          codecs::ImageInfo info = codecs::peek_image(in.sample<uint8_t>(i), in.sample_bytes(i));
+          codecs::ImageSize s = codecs::oriented_size(info, adjust);
+          int64_t shape[3] = {s.height, s.width,
+                              codecs::output_channels(info, codecs::OutputColor::kRGB)};
+          for (int k = 0; k < 3; ++k)
+            kernels::store_sat(out.raw_sample(i), dtype, k, static_cast<double>(shape[k]));
+        },
+        ws.batch_size());
   }
 };
 

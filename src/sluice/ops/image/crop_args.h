@@ -37,12 +37,18 @@ CmnChannelTable cmn_table(const Workspace& ws, int sample, int channels);
 template <typename Fn>
 void crop_type_dispatch(DType t, Fn&& fn) {
   switch (t) {
-    case DType::kUInt8: return fn(TypeTag<uint8_t>{});
-    case DType::kInt8: return fn(TypeTag<int8_t>{});
-    case DType::kUInt16: return fn(TypeTag<uint16_t>{});
-    case DType::kInt16: return fn(TypeTag<int16_t>{});
-    case DType::kFloat16: return fn(TypeTag<float16>{});
-    case DType::kFloat32: return fn(TypeTag<float>{});
+    case DType::kUInt8:
+      return fn(TypeTag<uint8_t>{});
+    case DType::kInt8:
+      return fn(TypeTag<int8_t>{});
+    case DType::kUInt16:
+      return fn(TypeTag<uint16_t>{});
+    case DType::kInt16:
+      return fn(TypeTag<int16_t>{});
+    case DType::kFloat16:
+      return fn(TypeTag<float16>{});
+    case DType::kFloat32:
+      return fn(TypeTag<float>{});
     default:
       throw InvalidArgument(make_string("input type ", dtype_name(t),
                                         " is not supported; use UINT8, INT8, UINT16, INT16, "

@@ -44,14 +44,18 @@ SLUICE_REGISTER_SCHEMA(
         .doc("Crops, mirrors, normalises ((x - mean) / std * scale + shift), changes the layout "
              "and casts in one pass over each image. Without `crop` the whole image is used.")
         .num_inputs(1, 1)
-        .input_doc("input", "HWC images (uint8 on the GPU; uint8, uint16, int16 or float on the CPU).")
+        .input_doc("input",
+                   "HWC images (uint8 on the GPU; uint8, uint16, int16 or float on the CPU).")
         .devices({OpDevice::kCPU, OpDevice::kGPU})
         .arg("mirror", ArgType::kInt, int64_t{0}, "Flip the image horizontally.", true)
-        .arg("mean", ArgType::kFloatList, std::vector<double>{0.0}, "Mean per channel (or one).", true)
-        .arg("std", ArgType::kFloatList, std::vector<double>{1.0}, "Standard deviation per channel (or one).", true)
+        .arg("mean", ArgType::kFloatList, std::vector<double>{0.0}, "Mean per channel (or one).",
+             true)
+        .arg("std", ArgType::kFloatList, std::vector<double>{1.0},
+             "Standard deviation per channel (or one).", true)
         .arg("scale", ArgType::kFloat, 1.0, "Multiplies the normalised value.")
         .arg("shift", ArgType::kFloat, 0.0, "Added after scaling.")
-        .arg("dtype", ArgType::kDType, std::string("FLOAT"), "Output type: FLOAT, FLOAT16, UINT8 or INT8.")
+        .arg("dtype", ArgType::kDType, std::string("FLOAT"),
+             "Output type: FLOAT, FLOAT16, UINT8 or INT8.")
         .enum_arg("output_layout", {"CHW", "HWC"}, "CHW", "Layout of the output.")
         .arg("pad_output", ArgType::kBool, false, "Pad the channels to 4 with zeros."));
 
@@ -77,10 +81,13 @@ class CropCpu : public Operator {
     auto fill = spec_.arg<std::vector<float>>("fill_values");
     crop_type_dispatch(in.dtype(), [&](auto tag) {
       using T = typename decltype(tag)::type;
-      ws.for_each_sample([&](int i, int) {
-        ImageGeometry og{win[i].h, win[i].w, geo[i].channels, geo[i].layout};
-        crop_cpu<T>(image_view<const T>(in, i, geo[i]), image_view<T>(out, i, og), win[i], fill);
-      }, inline_below(in));
+      ws.for_each_sample(
+          [&](int i, int) {
+            ImageGeometry og{win[i].h, win[i].w, geo[i].channels, geo[i].layout};
+            crop_cpu<T>(image_view<const T>(in, i, geo[i]), image_view<T>(out, i, og), win[i],
+                        fill);
+          },
+          inline_below(in));
     });
   }
 };
@@ -95,12 +102,14 @@ class FlipCpu : public Operator {
     out.set_layout(in.layout());
     crop_type_dispatch(in.dtype(), [&](auto tag) {
       using T = typename decltype(tag)::type;
-      ws.for_each_sample([&](int i, int) {
-        SLUICE_CHECK(ws.arg<int>("depthwise", i) == 0, NotImplemented, "depthwise flip");
-        ImageGeometry g = image_geometry(in, i);
-        flip_cpu<T>(image_view<const T>(in, i, g), image_view<T>(out, i, g),
-                    ws.arg<int>("horizontal", i) != 0, ws.arg<int>("vertical", i) != 0);
-      }, inline_below(in));
+      ws.for_each_sample(
+          [&](int i, int) {
+            SLUICE_CHECK(ws.arg<int>("depthwise", i) == 0, NotImplemented, "depthwise flip");
+            ImageGeometry g = image_geometry(in, i);
+            flip_cpu<T>(image_view<const T>(in, i, g), image_view<T>(out, i, g),
+                        ws.arg<int>("horizontal", i) != 0, ws.arg<int>("vertical", i) != 0);
+          },
+          inline_below(in));
     });
   }
 };
@@ -135,13 +144,23 @@ class CropMirrorNormalizeCpu : public Operator {
       });
     };
     switch (in.dtype()) {
-      case DType::kUInt8: run_typed(TypeTag<uint8_t>{}); break;
-      case DType::kUInt16: run_typed(TypeTag<uint16_t>{}); break;
-      case DType::kInt16: run_typed(TypeTag<int16_t>{}); break;
-      case DType::kFloat32: run_typed(TypeTag<float>{}); break;
+      case DType::kUInt8:
+        run_typed(TypeTag<uint8_t>{});
+        break;
+      case DType::kUInt16:
+        run_typed(TypeTag<uint16_t>{});
+        break;
+      case DType::kInt16:
+        run_typed(TypeTag<int16_t>{});
+        break;
+      case DType::kFloat32:
+        run_typed(TypeTag<float>{});
+        break;
       default:
-        throw InvalidArgument(make_string("crop_mirror_normalize takes UINT8, UINT16, INT16 or "
-                                          "FLOAT input, got ", dtype_name(in.dtype())));
+        throw InvalidArgument(
+            make_string("crop_mirror_normalize takes UINT8, UINT16, INT16 or "
+                        "FLOAT input, got ",
+                        dtype_name(in.dtype())));
     }
   }
 };
@@ -154,8 +173,8 @@ SLUICE_REGISTER_OPERATOR("crop_mirror_normalize", OpDevice::kCPU, CropMirrorNorm
 
 ImageGeometry image_geometry(const TensorList& t, int sample) {
   const Shape& s = t.shape(sample);
-  SLUICE_CHECK(s.size() == 3, InvalidArgument, "expected images (3 dimensions: HWC or CHW), got shape ",
-               shape_to_string(s));
+  SLUICE_CHECK(s.size() == 3, InvalidArgument,
+               "expected images (3 dimensions: HWC or CHW), got shape ", shape_to_string(s));
   if (t.layout() == "CHW") return {s[1], s[2], s[0], ImageLayout::kCHW};
   SLUICE_CHECK(t.layout().empty() || t.layout() == "HWC", InvalidArgument,
                "expected layout HWC or CHW, got '", t.layout(), "'");
@@ -183,11 +202,11 @@ std::optional<CropWindow> fixed_window(const Workspace& ws, int sample, int64_t 
   } else {
     return std::nullopt;
   }
-  SLUICE_CHECK(ch > 0 && cw > 0, InvalidArgument, "crop size must be positive, got (", ch, ", ",
-               cw, ")");
-  CropWindow w = fixed_crop_window(height, width, std::llround(ch), std::llround(cw),
-                                   ws.arg<float>("crop_pos_y", sample),
-                                   ws.arg<float>("crop_pos_x", sample));
+  SLUICE_CHECK(ch > 0 && cw > 0, InvalidArgument, "crop size must be positive, got (", ch, ", ", cw,
+               ")");
+  CropWindow w =
+      fixed_crop_window(height, width, std::llround(ch), std::llround(cw),
+                        ws.arg<float>("crop_pos_y", sample), ws.arg<float>("crop_pos_x", sample));
   return apply_out_of_bounds_policy(
       w, height, width, parse_out_of_bounds_policy(spec.arg<std::string>("out_of_bounds_policy")));
 }

@@ -11,7 +11,9 @@ namespace {
 class GpuDescriptorOp : public Operator {
  public:
   using Operator::Operator;
-  void setup(const OpContext& ctx) override { upload_ = std::make_unique<cuda::ParamUpload>(ctx.device_id); }
+  void setup(const OpContext& ctx) override {
+    upload_ = std::make_unique<cuda::ParamUpload>(ctx.device_id);
+  }
 
  protected:
   std::unique_ptr<cuda::ParamUpload> upload_;
@@ -52,9 +54,9 @@ class CropTransformGpu : public GpuDescriptorOp {
     crop_type_dispatch(in.dtype(), [&](auto tag) {
       using T = typename decltype(tag)::type;
       for (int i = 0; i < n; ++i) {
-        samples[i] = make_crop_gpu_sample<T>(image_view<const T>(in, i, geo[i]),
-                                             image_view<T>(out, i, out_geo[i]), win[i], tf[i],
-                                             fill, i);
+        samples[i] =
+            make_crop_gpu_sample<T>(image_view<const T>(in, i, geo[i]),
+                                    image_view<T>(out, i, out_geo[i]), win[i], tf[i], fill, i);
       }
     });
     auto pages = upload_->begin(crop_gpu_descriptor_bytes(n), ws.stream());

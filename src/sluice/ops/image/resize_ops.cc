@@ -11,8 +11,9 @@
 namespace sluice {
 namespace {
 
-const std::vector<std::string> kInterp = {"INTERP_NN",       "INTERP_LINEAR",     "INTERP_CUBIC",
-                                          "INTERP_LANCZOS3", "INTERP_TRIANGULAR", "INTERP_GAUSSIAN"};
+const std::vector<std::string> kInterp = {"INTERP_NN",         "INTERP_LINEAR",
+                                          "INTERP_CUBIC",      "INTERP_LANCZOS3",
+                                          "INTERP_TRIANGULAR", "INTERP_GAUSSIAN"};
 
 OpSchema filter_args(OpSchema s) {
   s.enum_arg("interp_type", kInterp, "INTERP_LINEAR", "Interpolation filter.")
@@ -39,16 +40,21 @@ SLUICE_REGISTER_SCHEMA(filter_args(
         .input_doc("input", "HWC images.")
         .devices({OpDevice::kCPU, OpDevice::kGPU})
         .optional_arg("resize_x", ArgType::kFloat, "Output width (0: keep the aspect ratio).", true)
-        .optional_arg("resize_y", ArgType::kFloat, "Output height (0: keep the aspect ratio).", true)
-        .optional_arg("size", ArgType::kFloatList, "Output size (height, width); 0 derives an extent.", true)
-        .optional_arg("resize_shorter", ArgType::kFloat, "Length of the shorter side, keeping the aspect ratio.", true)
-        .optional_arg("resize_longer", ArgType::kFloat, "Length of the longer side, keeping the aspect ratio.", true)
+        .optional_arg("resize_y", ArgType::kFloat, "Output height (0: keep the aspect ratio).",
+                      true)
+        .optional_arg("size", ArgType::kFloatList,
+                      "Output size (height, width); 0 derives an extent.", true)
+        .optional_arg("resize_shorter", ArgType::kFloat,
+                      "Length of the shorter side, keeping the aspect ratio.", true)
+        .optional_arg("resize_longer", ArgType::kFloat,
+                      "Length of the longer side, keeping the aspect ratio.", true)
         .enum_arg("mode", {"default", "stretch", "not_smaller", "not_larger"}, "default",
                   "How given extents combine.")
         .optional_arg("max_size", ArgType::kFloatList, "Upper limit of the output (height, width).")
         .optional_arg("roi_start", ArgType::kFloatList, "Source window start (y, x).", true)
         .optional_arg("roi_end", ArgType::kFloatList, "Source window end (y, x).", true)
-        .arg("roi_relative", ArgType::kBool, false, "roi_start / roi_end are fractions of the size.")
+        .arg("roi_relative", ArgType::kBool, false,
+             "roi_start / roi_end are fractions of the size.")
         .arg("subpixel_scale", ArgType::kBool, true,
              "Keep the exact scale when rounding the output size (source window adjusted).")));
 
@@ -85,9 +91,9 @@ class ResizeCpu : public Operator {
     std::vector<Shape> shapes(n);
     for (int i = 0; i < n; ++i) {
       const Shape& s = in.shape(i);
-      SLUICE_CHECK(s.size() == 3 && (in.layout().empty() || in.layout() == "HWC"),
-                   InvalidArgument, "resize takes HWC images, got shape ", shape_to_string(s),
-                   " with layout '", in.layout(), "'");
+      SLUICE_CHECK(s.size() == 3 && (in.layout().empty() || in.layout() == "HWC"), InvalidArgument,
+                   "resize takes HWC images, got shape ", shape_to_string(s), " with layout '",
+                   in.layout(), "'");
       ResizePlan plan = resize_plan(ws, i, s[0], s[1]);
       windows[i] = plan.input;
       params[i] = {plan.geometry, filters_};
@@ -122,11 +128,12 @@ std::optional<float> opt_float(const Workspace& ws, std::string_view name, int s
   return ws.arg<float>(name, sample);
 }
 
-std::optional<std::array<float, 2>> opt_pair(const Workspace& ws, std::string_view name, int sample) {
+std::optional<std::array<float, 2>> opt_pair(const Workspace& ws, std::string_view name,
+                                             int sample) {
   if (!ws.spec().has_arg(name) && !ws.arg_input(name)) return std::nullopt;
   auto v = ws.arg_list<float>(name, sample);
-  SLUICE_CHECK(v.size() == 2, InvalidArgument, "'", name, "' takes two values (height, width), got ",
-               v.size());
+  SLUICE_CHECK(v.size() == 2, InvalidArgument, "'", name,
+               "' takes two values (height, width), got ", v.size());
   return std::array<float, 2>{v[0], v[1]};
 }
 
@@ -166,8 +173,9 @@ ResizePlan resize_plan(const Workspace& ws, int sample, int64_t in_h, int64_t in
     p.validate();
     SampleRng rng = ws.rng(sample);
     CropWindow w = random_resized_crop_window(in_h, in_w, p, rng);
-    return {w, {std::llround(size[0]), std::llround(size[1]), 0.0, 0.0, static_cast<double>(w.h),
-                static_cast<double>(w.w)}};
+    return {w,
+            {std::llround(size[0]), std::llround(size[1]), 0.0, 0.0, static_cast<double>(w.h),
+             static_cast<double>(w.w)}};
   }
   kernels::ResizeArgs a;
   a.resize_x = opt_float(ws, "resize_x", sample);

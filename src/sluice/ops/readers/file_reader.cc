@@ -12,7 +12,9 @@
 namespace sluice {
 namespace {
 
-std::vector<std::string> default_filters() { return default_file_filters(); }
+std::vector<std::string> default_filters() {
+  return default_file_filters();
+}
 
 SLUICE_REGISTER_SCHEMA(
     OpSchema("readers.file")
@@ -77,7 +79,8 @@ class FileReader : public Operator {
     if (spec_.has_arg("files")) lo.files = spec_.arg<std::vector<std::string>>("files");
     if (spec_.has_arg("labels")) {
       std::vector<int32_t> labels;
-      for (int64_t l : spec_.arg<std::vector<int64_t>>("labels")) labels.push_back(static_cast<int32_t>(l));
+      for (int64_t l : spec_.arg<std::vector<int64_t>>("labels"))
+        labels.push_back(static_cast<int32_t>(l));
       lo.labels = std::move(labels);
     }
     lo.file_filters = spec_.arg<std::vector<std::string>>("file_filters");
