@@ -7,11 +7,11 @@ consumer waited for batches, and which operator dominates the busiest stage.
 """
 
 _ADVICE = {
-    "decoders": "decoding is the bottleneck: use more threads (num_threads={threads}) or "
+    "decoders": "decoding is the bottleneck: use more threads (now num_threads={threads}) or "
                 "device='mixed' to decode on the GPU",
     "readers": "reading files is the bottleneck: the storage is slow; try read_ahead=True, "
                "faster storage, or more threads",
-    "resize": "resizing on the CPU is the bottleneck: use more threads (num_threads={threads}), "
+    "resize": "resizing on the CPU is the bottleneck: use more threads (now num_threads={threads}), "
               "decode with image_random_crop (fewer pixels to resize) or resize on the GPU "
               "(.gpu() first, or device='mixed' decoding)",
     "random_resized_crop": "random_resized_crop on the CPU is the bottleneck: use "
