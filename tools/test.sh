@@ -4,7 +4,7 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
-build=$(ls -d build/*/ 2>/dev/null | grep -v -E "build/(dev|cuda|gpu)/" | head -n 1)
+build=$(ls -d build/cp3*/ 2> /dev/null | head -n 1)  # pip's build folder (pyproject.toml)
 status=0
 if [ -n "$build" ] && [ -f "$build/CTestTestfile.cmake" ]; then
   ctest --test-dir "$build" -LE gpu --output-on-failure -j "$(nproc)" || status=1

@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# Compiles (does not run) every CUDA and nvJPEG source, the GPU tests included, so GPU code
+# never breaks silently on a machine without a GPU (CI). nvJPEG's header and library come from
+# the CUDA toolkit, or else from PyPI's nvidia-nvjpeg wheel (downloaded once into build/).
+# Skips with a message when there is no nvcc.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+nvcc=$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)
+if [ ! -x "$nvcc" ]; then
+  echo "compile-gpu.sh: no nvcc: skipping the CUDA compile check"
+  exit 0
+fi
+root=()
+cuda_home=$(dirname "$(dirname "$(readlink -f "$nvcc")")")
+if ! find "$cuda_home" -name nvjpeg.h -print -quit 2> /dev/null | grep -q .; then
+  wheel=build/nvjpeg-wheel
+  if [ ! -f "$wheel/nvidia/cu13/include/nvjpeg.h" ]; then
+    rm -rf "$wheel"
+    .venv/bin/python -m pip download -q --no-deps --only-binary=:all: 'nvidia-nvjpeg>=13,<14' -d "$wheel"
+    .venv/bin/python -m zipfile -e "$wheel"/nvidia_nvjpeg-*.whl "$wheel"
+  fi
+  root=(-DSLUICE_NVJPEG_ROOT="$PWD/$wheel/nvidia/cu13")
+fi
+cmake -S . -B build/compile-gpu -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_COMPILER="$nvcc" \
+  -DSLUICE_WITH_CUDA=ON -DSLUICE_WITH_NVJPEG=ON -DCMAKE_CUDA_ARCHITECTURES=90 \
+  -DSLUICE_BUILD_TESTS=ON "${root[@]}" > build/compile-gpu.configure.log 2>&1 ||
+  { cat build/compile-gpu.configure.log; exit 1; }
+t0=$SECONDS
+cmake --build build/compile-gpu -j "$(nproc)" > build/compile-gpu.log 2>&1 ||
+  { grep -E "error" -A5 build/compile-gpu.log | head -60; exit 1; }
+echo "compile-gpu.sh: CUDA + nvJPEG sources and GPU tests compiled in $((SECONDS - t0)) s"
