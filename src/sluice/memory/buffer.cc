@@ -68,12 +68,21 @@ void Buffer::resize(size_t bytes) {
   } else if (kind_ == MemoryKind::kHost && capacity_ > min_capacity_ &&
              static_cast<double>(bytes) <
                  p.host_shrink_threshold * static_cast<double>(capacity_)) {
-    size_t target = std::max(bytes, min_capacity_);
-    if (target == 0) {
-      reset();
-    } else {
-      reallocate(target);
+    // See kShrinkWindow: shrink to the largest of a run of small requests, not on every dip.
+    small_peak_ = std::max(small_peak_, bytes);
+    if (++small_run_ >= kShrinkWindow) {
+      size_t target = std::max(small_peak_, min_capacity_);
+      small_run_ = 0;
+      small_peak_ = 0;
+      if (target == 0) {
+        reset();
+      } else {
+        reallocate(target);
+      }
     }
+  } else {
+    small_run_ = 0;
+    small_peak_ = 0;
   }
   size_ = bytes;
 }

@@ -2,7 +2,8 @@
 // An owning, resizable block of host, pinned or device memory from a MemoryResource.
 //
 // resize() applies the BufferPolicy: pinned and device buffers only grow; host buffers may
-// shrink. Contents are not preserved across a reallocation. A device or pinned buffer remembers
+// shrink, once kShrinkWindow requests in a row were below threshold * capacity, to the largest
+// of them. Contents are not preserved across a reallocation. A device or pinned buffer remembers
 // the stream that last used it; its memory is returned to the pool ordered after that stream.
 // Not thread-safe.
 
@@ -16,6 +17,12 @@ namespace sluice {
 
 class Buffer {
  public:
+  // An operator's output for random crops varies by more than 10% from batch to batch, so
+  // shrinking on every small request reallocated a multi-MB buffer, and re-faulted its pages,
+  // nearly every iteration (18-25% of a CPU pipeline's time). A run of small requests is the
+  // sign that the need really went down.
+  static constexpr int kShrinkWindow = 16;
+
   explicit Buffer(MemoryKind kind = MemoryKind::kHost, int device = -1);
   ~Buffer();
   Buffer(const Buffer&) = delete;
@@ -50,6 +57,8 @@ class Buffer {
   size_t size_ = 0;
   size_t capacity_ = 0;
   size_t min_capacity_ = 0;  // from reserve(): the floor for shrinking
+  int small_run_ = 0;        // consecutive requests below the shrink threshold
+  size_t small_peak_ = 0;    // the largest of them
   std::atomic<cuda::StreamHandle> stream_{nullptr};
 };
 

@@ -1,7 +1,7 @@
 #pragma once
 // Growth and shrink policy of buffers, as DALI documents it (seed 001): pinned and device buffers
-// only grow; host buffers shrink when a request is below threshold * capacity; when a buffer
-// grows, it takes requested * growth_factor bytes.
+// only grow; host buffers shrink when requests are below threshold * capacity (Buffer waits for
+// a run of them: buffer.h); when a buffer grows, it takes requested * growth_factor bytes.
 //
 // Initial values come from SLUICE_HOST_BUFFER_SHRINK_THRESHOLD (default 0.9),
 // SLUICE_BUFFER_GROWTH_FACTOR (both kinds), SLUICE_HOST_BUFFER_GROWTH_FACTOR and

@@ -16,8 +16,19 @@ TEST(Buffer, HostShrinksBelowThresholdAndGrowsByFactor) {
   EXPECT_EQ(b.capacity(), 2000u);
   b.resize(1500);  // fits
   EXPECT_EQ(b.capacity(), 2000u);
-  b.resize(900);  // below 0.5 * 2000: shrink
+  for (int i = 1; i < Buffer::kShrinkWindow; ++i) {
+    b.resize(i % 2 ? 900 : 800);  // below 0.5 * 2000, but not yet a whole window of them
+    EXPECT_EQ(b.capacity(), 2000u);
+  }
+  b.resize(700);  // the window is full: shrink to its largest request
   EXPECT_EQ(b.capacity(), 900u);
+  EXPECT_EQ(b.size(), 700u);
+  for (int i = 1; i < Buffer::kShrinkWindow; ++i) b.resize(100);
+  b.resize(900);  // a request above the threshold starts the run again
+  for (int i = 1; i < Buffer::kShrinkWindow; ++i) b.resize(100);
+  EXPECT_EQ(b.capacity(), 900u);
+  b.resize(100);
+  EXPECT_EQ(b.capacity(), 100u);
   set_host_buffer_shrink_threshold(0.9);
   set_host_buffer_growth_factor(1.0);
 }
