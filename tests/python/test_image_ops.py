@@ -3,6 +3,7 @@ crop, flip and crop_mirror_normalize, torchvision's rule for random crop windows
 
 import io
 import math
+import pathlib
 
 import numpy as np
 import pytest
@@ -122,6 +123,23 @@ def test_fused_crops_equal_full_decode_then_crop(shared_data):
         assert np.array_equal(c, f[y:y + 101, x:x + 77])
         # A relative slice covers [round(start), round(start + shape)) on each axis.
         assert np.array_equal(s, f[rnd(0.5 * h):rnd(0.75 * h), rnd(0.25 * w):rnd(0.75 * w)])
+
+
+def test_crops_of_a_progressive_jpeg_with_missing_scans_equal_the_full_decode():
+    # Found by fuzz_image: libjpeg smooths blocks whose coefficients are incomplete, reading
+    # neighbouring blocks, and stops at a cropped region's edges like at the image's.
+    root = pathlib.Path(__file__).resolve().parents[1] / "fuzz_corpus" / "fuzz_image"
+    blob = (root / "crash_progressive_smoothing_crop.jpg").read_bytes()
+    positions = [(x, y) for x in (0.0, 0.13, 0.5, 0.77, 1.0) for y in (0.0, 0.5, 1.0)]
+    outs = run_on_bytes([blob], lambda x: tuple(
+        [fn.decoders.image(x)] +
+        [fn.decoders.image_crop(x, crop=(25, 14), crop_pos_x=px, crop_pos_y=py)
+         for px, py in positions]))
+    full = outs[0][0]
+    assert full.shape[:2] == (75, 114)
+    for (px, py), out in zip(positions, outs[1:]):
+        y, x = int(np.floor(py * 50 + 0.5)), int(np.floor(px * 100 + 0.5))
+        assert np.array_equal(out[0], full[y:y + 25, x:x + 14]), (px, py)
 
 
 def test_image_random_crop_then_resize_equals_random_resized_crop(shared_data):

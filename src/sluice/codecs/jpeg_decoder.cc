@@ -187,6 +187,7 @@ struct HeaderFacts {
   int components = 0;
   J_COLOR_SPACE color_space = JCS_UNKNOWN;
   int max_h = 1;  // largest horizontal sampling factor
+  bool progressive = false;
 };
 
 // Output row handler for decompress_c: receives a decoded row of the crop region.
@@ -222,6 +223,7 @@ int read_header_c(JpegState* st, const uint8_t* data, size_t size, HeaderFacts* 
   h->components = ci->num_components;
   h->color_space = ci->jpeg_color_space;
   h->max_h = ci->max_h_samp_factor;
+  h->progressive = ci->progressive_mode != FALSE;
   return 0;
 }
 
@@ -381,15 +383,19 @@ void decode_jpeg(const uint8_t* data, size_t size, const ImageInfo& info, const 
   // as image edges for fancy (h2v1 / h2v2) upsampling, so the outermost columns of a cropped
   // decode can differ from a full decode (libjpeg.txt says so; measured here: a margin of 0 or
   // 1 pixel gives mismatches, 2 pixels was enough on the test set). We decode one extra iMCU
-  // (8 * max h-sampling pixels) on each side and copy only the window. Vertically,
-  // jpeg_skip_scanlines re-creates the upsampling context rows itself and skipping straight to
-  // the window's first row was exact for every subsampling / coding mode tested, so no margin
-  // is added there. JpegCrop.* tests verify bit-exactness against full decodes.
+  // (8 * max h-sampling pixels) on each side and copy only the window. Progressive files also
+  // get block smoothing where coefficients are incomplete (a missing refinement scan), which
+  // reads up to 2 blocks of each component on each side and also stops at the region's edges
+  // (found by fuzz_image): they get 3 iMCUs, since one iMCU holds a single block of a
+  // subsampled component. Vertically, jpeg_skip_scanlines re-creates the upsampling context
+  // rows itself and skipping straight to the window's first row was exact for every
+  // subsampling / coding mode tested, so no margin is added there. JpegCrop.* tests and the
+  // fuzzer verify bit-exactness against full decodes.
   const int64_t W = info.width;
   const CropWindow& win = req.window;
-  const int64_t imcu_w = int64_t{h.max_h} * DCTSIZE;
-  const int64_t rx0 = std::max<int64_t>(0, win.x - imcu_w);
-  const int64_t rx1 = std::min<int64_t>(W, win.x + win.w + imcu_w);
+  const int64_t margin = int64_t{h.max_h} * DCTSIZE * (h.progressive ? 3 : 1);
+  const int64_t rx0 = std::max<int64_t>(0, win.x - margin);
+  const int64_t rx1 = std::min<int64_t>(W, win.x + win.w + margin);
   job.crop_x = !(rx0 == 0 && rx1 == W);
   job.region_x = static_cast<JDIMENSION>(rx0);
   job.region_w = static_cast<JDIMENSION>(rx1 - rx0);
