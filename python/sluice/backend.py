@@ -3,7 +3,8 @@
 Pools are shared by all pipelines of the process. Environment variables with the ``SLUICE_``
 prefix set the initial values: ``SLUICE_HOST_BUFFER_SHRINK_THRESHOLD`` (0.9),
 ``SLUICE_BUFFER_GROWTH_FACTOR``, ``SLUICE_HOST_BUFFER_GROWTH_FACTOR`` and
-``SLUICE_DEVICE_BUFFER_GROWTH_FACTOR`` (1.0).
+``SLUICE_DEVICE_BUFFER_GROWTH_FACTOR`` (1.0). A host buffer shrinks once 16 requests in a row
+were below threshold x capacity, to the largest of them (not on every smaller batch).
 """
 
 from sluice import _sluice
