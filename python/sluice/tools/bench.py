@@ -246,6 +246,13 @@ def run_child(args, loader, extra_env=None):
     return json.loads(proc.stdout.strip().splitlines()[-1])
 
 
+def _ratio(result, baseline, width):
+    """'1.23x' right-aligned in width; '-' when the baseline did not run."""
+    if not baseline:
+        return f"{'-':>{width}s}"
+    return f"{result['images_per_s'] / baseline:{width - 1}.2f}x"
+
+
 def table(results):
     base = {r["loader"]: r.get("images_per_s") for r in results if "images_per_s" in r}
     lines = [f"{'loader':28s} {'images/s':>10s} {'vs tv-tensor':>12s} {'vs tv-pil':>10s} "
@@ -254,13 +261,10 @@ def table(results):
         if "error" in r:
             lines.append(f"{r['loader']:28s} failed: {r['error']}")
             continue
-        def ratio(baseline, width):
-            b = base.get(baseline)
-            return f"{r['images_per_s'] / b:{width - 1}.2f}x" if b else f"{'-':>{width}s}"
-
         lines.append(
             f"{r['loader']:28s} {r['images_per_s']:10,.0f} "
-            f"{ratio('torchvision-tensor', 12)} {ratio('torchvision-pil', 10)} "
+            f"{_ratio(r, base.get('torchvision-tensor'), 12)} "
+            f"{_ratio(r, base.get('torchvision-pil'), 10)} "
             f"{100 * r['cpu_utilisation']:7.0f}% {r['peak_rss_mb']:8.0f} "
             f"{r.get('device_memory_mb', 0):7.0f} {r['time_to_first_batch_s']:8.2f}s")
     return "\n".join(lines)
