@@ -3,10 +3,11 @@ decoders.image_random_crop -> resize 224 -> crop_mirror_normalize (mirror, FLOAT
 256, on a folder of ImageNet-like JPEGs. Prints images/s, the hardware decoder's share and the
 device memory the pipeline holds, for several hw_decoder_load / thread settings.
 
-    python3 bench/gpu_pipeline.py DATA_DIR [--batches 60] [--loads 0.5,0.75,0.9,1.0]
+    python3 bench/gpu_pipeline.py DATA_DIR [--batches 200] [--loads 0.6,0.7,0.8,0.9] [--lanes 1,2] [--decoder image]
 """
 
 import argparse
+import itertools
 import json
 import os
 import time
@@ -14,14 +15,15 @@ import time
 from sluice import backend, fn, pipeline_def, types
 
 
-def run(data, batch, threads, load, batches, depth, lanes):
+def run(data, batch, threads, load, batches, depth, lanes, threshold, decoder):
     os.environ["SLUICE_NVJPEG_HW_LANES"] = str(lanes)
+    extra = {} if threshold < 0 else {"hybrid_huffman_threshold": threshold}
     @pipeline_def(batch_size=batch, num_threads=threads, device_id=0, seed=1,
                   prefetch_queue_depth=depth)
     def pipe():
         jpegs, labels = fn.readers.file(file_root=data, random_shuffle=True, name="Reader")
-        images = fn.decoders.image_random_crop(jpegs, device="mixed", hw_decoder_load=load,
-                                               name="Decoder")
+        decode = getattr(fn.decoders, decoder)  # image: whole images, no crop window
+        images = decode(jpegs, device="mixed", hw_decoder_load=load, name="Decoder", **extra)
         images = fn.resize(images, size=(224, 224))
         images = fn.crop_mirror_normalize(
             images, dtype=types.FLOAT16, output_layout="CHW",
@@ -29,9 +31,13 @@ def run(data, batch, threads, load, batches, depth, lanes):
             mirror=fn.random.coin_flip())
         return images, labels.gpu()
 
+    t0 = time.perf_counter()
     p = pipe()
     p.build()
-    for _ in range(8):  # warm-up: pools and nvJPEG buffers grow here
+    build_s = time.perf_counter() - t0
+    p.run()
+    first_s = time.perf_counter() - t0
+    for _ in range(7):  # warm-up: pools and nvJPEG buffers grow here
         p.run()
     pre = backend.memory_stats()["device"][0]["upstream_allocations"]
     import torch
@@ -45,7 +51,9 @@ def run(data, batch, threads, load, batches, depth, lanes):
     stats = p.executor_statistics()["Decoder"]
     mem = backend.memory_stats()["device"][0]
     decoded = stats["hardware_decoded"] + stats["hybrid_decoded"] + stats["gpu_hybrid_decoded"] + stats["cpu_decoded"]
-    res = {"threads": threads, "hw_decoder_load": load, "hw_lanes": lanes, "images_per_s": batches * batch / dt,
+    res = {"threads": threads, "hw_decoder_load": load, "hw_lanes": lanes,
+           "hybrid_huffman_threshold": threshold,
+           "images_per_s": batches * batch / dt, "build_s": build_s, "first_batch_s": first_s,
            "hw_share": stats["hardware_decoded"] / max(1, decoded),
            "cpu_fallback": stats["cpu_decoded"],
            "device_reserved_mb": mem["reserved"] / 2**20,
@@ -53,7 +61,8 @@ def run(data, batch, threads, load, batches, depth, lanes):
            "cudaMalloc_calls_in_steady_state": mem["upstream_allocations"] - pre,
            "per_op_ms": {k: round(v["mean_time_ms"], 2) for k, v in p.executor_statistics().items()},
            "nvjpeg_ms_per_batch": {k: round(stats[f"nvjpeg_{k}_ms"] / max(1, stats["nvjpeg_batches"]), 2)
-                                   for k in ("parse", "decode", "hardware_submit")}}
+                                   for k in ("parse", "decode", "hardware_submit",
+                                                                                  "hardware_wait")}}
     del p
     backend.release_unused_memory()
     return res
@@ -63,24 +72,31 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("data")
     ap.add_argument("--batch", type=int, default=256)
-    ap.add_argument("--batches", type=int, default=60)
+    ap.add_argument("--batches", type=int, default=200)
     ap.add_argument("--threads", default=str(os.cpu_count()))
-    ap.add_argument("--loads", default="0.5,0.75,0.9,1.0")
+    ap.add_argument("--loads", default="0.6,0.7,0.8,0.9")
     ap.add_argument("--depth", type=int, default=3)
     ap.add_argument("--lanes", default="2", help="concurrent hardware submissions")
+    ap.add_argument("--huffman-thresholds", default="-1",
+                    help="hybrid_huffman_threshold values (-1: the decoder's default)")
+    ap.add_argument("--decoder", default="image_random_crop", choices=["image_random_crop", "image"])
     ap.add_argument("--json")
     args = ap.parse_args()
     rows = []
-    for t in [int(x) for x in args.threads.split(",")]:
-      for lanes in [int(x) for x in args.lanes.split(",")]:
-        for load in [float(x) for x in args.loads.split(",")]:
-            r = run(args.data, args.batch, t, load, args.batches, args.depth, lanes)
-            rows.append(r)
-            print(f"threads {t:2d} lanes {lanes} hw_load {load:4.2f}: {r['images_per_s']:8,.0f} img/s, hw share "
-                  f"{r['hw_share']:.2f}, device {r['device_reserved_mb']:.0f} MB reserved / "
-                  f"{r['device_peak_in_use_mb']:.0f} MB peak in use, cudaMalloc in steady state: "
-                  f"{r['cudaMalloc_calls_in_steady_state']}, per op ms {r['per_op_ms']}, nvJPEG phases "
-                  f"{r['nvjpeg_ms_per_batch']}", flush=True)
+    ints = lambda s: [int(x) for x in s.split(",")]
+    for t, lanes, thr, load in itertools.product(ints(args.threads), ints(args.lanes),
+                                                 ints(args.huffman_thresholds),
+                                                   [float(x) for x in args.loads.split(",")]):
+        r = run(args.data, args.batch, t, load, args.batches, args.depth, lanes, thr,
+                args.decoder)
+        rows.append(r)
+        print(f"threads {t:2d} lanes {lanes} huffman threshold {thr} hw_load {load:4.2f}: "
+              f"{r['images_per_s']:8,.0f} img/s, build {r['build_s']:.2f} s, first batch "
+              f"{r['first_batch_s']:.2f} s, hw share "
+              f"{r['hw_share']:.2f}, device {r['device_reserved_mb']:.0f} MB reserved / "
+              f"{r['device_peak_in_use_mb']:.0f} MB peak in use, cudaMalloc in steady state: "
+              f"{r['cudaMalloc_calls_in_steady_state']}, per op ms {r['per_op_ms']}, nvJPEG phases "
+              f"{r['nvjpeg_ms_per_batch']}", flush=True)
     if args.json:
         with open(args.json, "w") as f:
             json.dump(rows, f, indent=1)

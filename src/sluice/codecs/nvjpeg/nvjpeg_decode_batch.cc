@@ -230,7 +230,8 @@ void NvjpegDecoder::Impl::begin_batch(std::span<const DecodeRequest> batch, Outp
   hw_failure_.clear();
   for (auto& ts : threads_) ts->active = false;
 
-  hw_possible_ = hw_batch_size(batch_size_) > 0;
+  // Note [Hardware set-up in the background]
+  hw_possible_ = hw_ready() && hw_batch_size(batch_size_) > 0;
   if (hw_possible_) {  // Note [Hardware staging]
     staging_index_ ^= 1;
     staging_done_[staging_index_].synchronize();
@@ -404,8 +405,11 @@ void NvjpegDecoder::Impl::submit_hardware() {
   if (hw_list_.empty()) return;
   // The batched states are reused: their previous batch must have finished before they are
   // re-initialized (DALI and nvImageCodec wait here too). Normally long done: it was submitted
-  // one decode() ago.
+  // one decode() ago; hardware_wait_ms says how long this waits (engines slower than the rest).
+  const auto t0 = std::chrono::steady_clock::now();
   hw_done_.synchronize();
+  hw_wait_ms_ =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
   hw_submitted_ = true;
   // Contiguous shares of the sorted hardware list, one per lane.
   const int m = static_cast<int>(hw_list_.size());
@@ -599,7 +603,9 @@ void NvjpegDecoder::Impl::account() {
   stats_.parse_ms += parse_ms_;
   stats_.decode_ms += decode_ms_;
   stats_.hardware_submit_ms += hw_submit_ms_;
+  stats_.hardware_wait_ms += hw_wait_ms_;
   hw_submit_ms_ = 0;
+  hw_wait_ms_ = 0;
   stats_.batches += 1;
   stats_.samples += static_cast<uint64_t>(batch_size_);
   stats_.hardware += d.hardware;

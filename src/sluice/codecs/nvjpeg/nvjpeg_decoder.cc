@@ -100,34 +100,55 @@ void NvjpegDecoder::Impl::init() {
       const char* env = std::getenv("SLUICE_NVJPEG_HW_LANES");
       lanes = env && std::atoi(env) > 0 ? std::atoi(env) : 2;
     }
-    const int per_lane = std::max(1, (hw_batch_size(opt_.max_batch_size) + lanes - 1) / lanes);
     hw_lanes_.resize(lanes);
-    for (HwLane& lane : hw_lanes_) {
-      if (&lane == &hw_lanes_[0]) {
-        lane.handle = handle_;
-      } else {
-        SLUICE_NVJPEG_CHECK(nvjpegCreateEx(NVJPEG_BACKEND_HARDWARE, &dev_allocator_,
-                                           &pinned_allocator_, handle_flags(), &lane.handle));
-        SLUICE_NVJPEG_CHECK(nvjpegSetDeviceMemoryPadding(opt_.device_memory_padding, lane.handle));
-        SLUICE_NVJPEG_CHECK(nvjpegSetPinnedMemoryPadding(opt_.host_memory_padding, lane.handle));
-      }
-      SLUICE_NVJPEG_CHECK(nvjpegJpegStateCreate(lane.handle, &lane.state));
-      // DALI calls this even without size hints (which nvJPEG refuses as 0, hence 1): it sets
-      // up the hardware decoder's memory pool, ">20% for 8GPU training".
-      SLUICE_NVJPEG_CHECK(nvjpegDecodeBatchedPreAllocate(
-          lane.handle, lane.state, per_lane, std::max(1, opt_.preallocate_width_hint),
-          std::max(1, opt_.preallocate_height_hint), NVJPEG_CSS_444, NVJPEG_OUTPUT_RGBI));
-      lane.stream = cuda::Stream(opt_.device);
-      lane.done = cuda::Event(opt_.device);
+    if (!opt_.hardware_setup_in_background) {
+      setup_lanes();
+    } else {
+      hw_setup_ = std::thread([this] {
+        try {
+          setup_lanes();
+        } catch (const std::exception& e) {
+          // Nobody can catch this here: the decoder goes on with the hybrid path and
+          // hardware_status() says why.
+          std::lock_guard<std::mutex> lk(hw_status_mu_);
+          hw_status_ = make_string("off: setting up the hardware decoder failed: ", e.what());
+          hw_state_.store(kFailed, std::memory_order_release);
+        }
+      });
     }
-    hw_stream_ = cuda::Stream(opt_.device);
-    hw_done_ = cuda::Event(opt_.device);
-    for (auto& e : staging_done_) e = cuda::Event(opt_.device);
-    for (auto& b : staging_) b.set_stream(hw_stream_.get());
   }
   entry_ = cuda::Event(opt_.device);
   threads_.reserve(opt_.num_thread_states);
   for (int t = 0; t < opt_.num_thread_states; ++t) add_thread_state();
+}
+
+void NvjpegDecoder::Impl::setup_lanes() {
+  cuda::DeviceGuard guard(opt_.device);
+  const int lanes = static_cast<int>(hw_lanes_.size());
+  const int per_lane = std::max(1, (hw_batch_size(opt_.max_batch_size) + lanes - 1) / lanes);
+  for (HwLane& lane : hw_lanes_) {
+    if (&lane == &hw_lanes_[0]) {
+      lane.handle = handle_;
+    } else {
+      SLUICE_NVJPEG_CHECK(nvjpegCreateEx(NVJPEG_BACKEND_HARDWARE, &dev_allocator_,
+                                         &pinned_allocator_, handle_flags(), &lane.handle));
+      SLUICE_NVJPEG_CHECK(nvjpegSetDeviceMemoryPadding(opt_.device_memory_padding, lane.handle));
+      SLUICE_NVJPEG_CHECK(nvjpegSetPinnedMemoryPadding(opt_.host_memory_padding, lane.handle));
+    }
+    SLUICE_NVJPEG_CHECK(nvjpegJpegStateCreate(lane.handle, &lane.state));
+    // DALI calls this even without size hints (which nvJPEG refuses as 0, hence 1): it sets
+    // up the hardware decoder's memory pool, ">20% for 8GPU training".
+    SLUICE_NVJPEG_CHECK(nvjpegDecodeBatchedPreAllocate(
+        lane.handle, lane.state, per_lane, std::max(1, opt_.preallocate_width_hint),
+        std::max(1, opt_.preallocate_height_hint), NVJPEG_CSS_444, NVJPEG_OUTPUT_RGBI));
+    lane.stream = cuda::Stream(opt_.device);
+    lane.done = cuda::Event(opt_.device);
+  }
+  hw_stream_ = cuda::Stream(opt_.device);
+  hw_done_ = cuda::Event(opt_.device);
+  for (auto& e : staging_done_) e = cuda::Event(opt_.device);
+  for (auto& b : staging_) b.set_stream(hw_stream_.get());
+  hw_state_.store(kReady, std::memory_order_release);
 }
 
 void NvjpegDecoder::Impl::init_hardware() {
@@ -195,6 +216,7 @@ int NvjpegDecoder::Impl::hw_batch_size(int decodable) const {
 // Tear-down
 
 NvjpegDecoder::Impl::~Impl() {
+  if (hw_setup_.joinable()) hw_setup_.join();
   if (!device_ok_) return;  // nothing was created
   int previous = -1;
   bool switched = cudaGetDevice(&previous) == cudaSuccess && previous != opt_.device &&
@@ -264,10 +286,14 @@ void NvjpegDecoder::decode(std::span<const DecodeRequest> batch, OutputColor col
 }
 
 bool NvjpegDecoder::hardware_enabled() const {
-  return impl_->hw_enabled_;
+  return impl_->hw_enabled_ && impl_->hw_state_ != Impl::kFailed;
 }
 
 std::string NvjpegDecoder::hardware_status() const {
+  std::lock_guard<std::mutex> lk(impl_->hw_status_mu_);
+  if (impl_->hw_state_ == Impl::kPending && impl_->hw_enabled_) {
+    return impl_->hw_status_ + " (being set up: batches use the hybrid path until then)";
+  }
   return impl_->hw_status_;
 }
 

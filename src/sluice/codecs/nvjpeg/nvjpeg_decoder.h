@@ -62,13 +62,12 @@ struct NvjpegDecoderOptions {
   // decode(); pass ThreadPool::num_slots(). Unused states cost a few handles, no buffers.
   int num_thread_states = 1;
   // Share of each batch sent to the hardware decoder (A100/H100 NVJPG engines), in [0, 1]; 0
-  // disables it. DALI's legacy default 0.65 was measured on an A100 (one 5-core engine) with
-  // many CPU threads left for the hybrid path; its nvImageCodec path uses 0.9. An H100 has
-  // several engines and our GPU machines have 16 cores shared with the rest of the pipeline,
-  // so the engines should take most of the batch: 0.9, leaving the hybrid path the images the
-  // engines reject plus a tenth of the batch so that CPU threads, engines and CUDA cores all
-  // work. The lead tunes this on the H100 (the throughput test prints 0 / 0.5 / 0.9 / 1).
-  float hw_decoder_load = 0.9f;
+  // disables it. What limits the hardware path is not the engines but nvJPEG's submission,
+  // about 40 us of one CPU thread per image (nvjpegDecodeBatchedEx; more submitting threads
+  // slow each other down), so the hybrid path must take a share large enough to finish at the
+  // same time. Measured on the H100 host (16 cores, bench/gpu_pipeline.py): 0.6-0.75 best,
+  // 0.9 about 7% slower, 1.0 slower still. DALI's legacy default is 0.65, nvImageCodec's 0.9.
+  float hw_decoder_load = 0.7f;
   // Baseline images (or ROIs, counted as ROI width x ROI bottom row) larger than this many
   // pixels use GPU Huffman decoding (NVJPEG_BACKEND_GPU_HYBRID) when nvJPEG supports it for the
   // stream; others decode Huffman on the CPU (NVJPEG_BACKEND_HYBRID). DALI's default.
@@ -90,11 +89,15 @@ struct NvjpegDecoderOptions {
   // Interpolate chroma like libjpeg's "fancy" upsampling (NVJPEG_FLAGS_UPSAMPLING_WITH_
   // INTERPOLATION); off: chroma is replicated, nvJPEG's default and DALI's.
   bool fancy_upsampling = false;
-  // Hardware sub-batches submitted concurrently, each with its own batched state and stream:
-  // nvjpegDecodeBatchedEx spends most of its time on the calling thread preparing the engines'
-  // work, so submitting from several threads keeps the engines fed. 0: SLUICE_NVJPEG_HW_LANES
-  // or 2.
+  // Hardware sub-batches submitted concurrently, each with its own batched state, handle and
+  // stream: nvjpegDecodeBatchedEx spends its time on the calling thread (CPU time equals wall
+  // time), so two submitting threads help somewhat; more do not (each call slows down: measured
+  // with 1, 2 and 4 lanes on the H100). 0: SLUICE_NVJPEG_HW_LANES or 2.
   int hardware_lanes = 0;
+  // Create the hardware decoder's states on a background thread; until they are ready (about
+  // 0.6 s on an H100) batches use the hybrid path. The constructor then returns sooner, so a
+  // pipeline's first batch comes sooner; the mixed decoder operators set it.
+  bool hardware_setup_in_background = false;
 };
 
 enum class OutputColor : uint8_t { kRGB, kBGR, kGray };  // NVJPEG_OUTPUT_RGBI / BGRI / Y
@@ -159,10 +162,12 @@ struct NvjpegDecoderStats {
   // hybrid path and are counted there).
   uint64_t hardware_batch_failures = 0;
   // Wall time of decode()'s phases, summed over batches (milliseconds): parsing and routing,
-  // hybrid decoding and hardware submission together, and the hardware submission call alone.
+  // hybrid decoding and hardware submission together, the hardware submission alone, and the
+  // part of it spent waiting for the engines to finish the previous batch.
   double parse_ms = 0;
   double decode_ms = 0;
   double hardware_submit_ms = 0;
+  double hardware_wait_ms = 0;
 };
 
 class NvjpegDecoder {

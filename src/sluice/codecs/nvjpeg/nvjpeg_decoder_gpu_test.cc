@@ -5,6 +5,8 @@
 #include <cuda_runtime.h>
 #include <gtest/gtest.h>
 
+#include <chrono>
+
 #include <cstdio>
 #include <map>
 #include <memory>
@@ -196,6 +198,58 @@ INSTANTIATE_TEST_SUITE_P(HwLoads, NvjpegLoadTest, ::testing::Values(0.0f, 0.5f, 
                          [](const ::testing::TestParamInfo<float>& info) {
                            return make_string("load", static_cast<int>(info.param * 100));
                          });
+
+// Note [Hardware set-up in the background]: the constructor returns before the hardware states
+// exist; batches until then go hybrid, equal to libjpeg all the same; later ones use the engines.
+TEST(NvjpegDecoderGpu, HardwareSetUpInTheBackgroundStartsOnTheHybridPath) {
+  SLUICE_REQUIRE_GPU();
+  SLUICE_REQUIRE_SHARED_DATA(data);
+  std::vector<const TestImage*> photos;
+  for (const TestImage& t : test_images(data)) {
+    if (t.name.rfind("photos/", 0) == 0 && t.plain.ok()) photos.push_back(&t);
+  }
+  ASSERT_FALSE(photos.empty());
+  std::vector<Job> jobs;
+  for (const TestImage* t : photos) jobs.push_back(full_job(*t));
+  auto pool = make_pool();
+  cuda::Stream stream(0);
+  NvjpegDecoderOptions o = options_for(*pool, 1.0f);
+  o.hardware_setup_in_background = true;
+  const auto t0 = std::chrono::steady_clock::now();
+  NvjpegDecoder decoder(o);
+  const double construct_ms =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  auto check = [&](const test::BatchOutput& out) {
+    int hw = 0;
+    for (size_t i = 0; i < photos.size(); ++i) {
+      const DecodeResult& r = out.results[i];
+      if (!r.decoded()) {
+        ADD_FAILURE() << photos[i]->name << ": " << r.message;
+        continue;
+      }
+      hw += r.route == DecodeRoute::kHardware;
+      const TestImage& t = *photos[i];
+      Diff plain = test::diff(out.pixels[i].data(), t.plain.pixels.data(), out.pixels[i].size());
+      Diff fancy = test::diff(out.pixels[i].data(), t.fancy.pixels.data(), out.pixels[i].size());
+      EXPECT_TRUE(within_bounds(plain) ||
+                  (r.route == DecodeRoute::kHardware && within_bounds(fancy)))
+          << t.name << " (" << route_name(r.route) << "): " << diff_text(plain);
+    }
+    return hw;
+  };
+  const std::string status_at_start = decoder.hardware_status();
+  const int first_hw = check(test::run_batch(decoder, *pool, stream, jobs, OutputColor::kRGB));
+  std::printf("constructed in %.0f ms; hardware at start: %s; first batch: %d of %zu on hw\n",
+              construct_ms, status_at_start.c_str(), first_hw, photos.size());
+  if (!decoder.hardware_enabled()) GTEST_SKIP() << decoder.hardware_status();
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+  int hw = 0;
+  while (hw == 0 && std::chrono::steady_clock::now() < deadline) {
+    hw = check(test::run_batch(decoder, *pool, stream, jobs, OutputColor::kRGB));
+  }
+  EXPECT_GT(hw, 0) << "the hardware decoder was never used; " << decoder.hardware_status();
+  EXPECT_EQ(decoder.hardware_status().find("being set up"), std::string::npos);
+}
 
 TEST(NvjpegDecoderGpu, RoiDecodesEqualCropsOfFullDecodes) {
   SLUICE_REQUIRE_GPU();

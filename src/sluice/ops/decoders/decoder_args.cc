@@ -29,7 +29,7 @@ OpSchema decoder_schema(const std::string& name, const std::string& doc) {
            "Mixed decoder: interpolate chroma like the CPU decoder (libjpeg's fancy upsampling).")
       .arg("use_fast_idct", ArgType::kBool, false,
            "Accepted for compatibility; Sluice always decodes with the exact integer IDCT.")
-      .arg("hw_decoder_load", ArgType::kFloat, 0.9,
+      .arg("hw_decoder_load", ArgType::kFloat, 0.7,
            "Mixed decoder: share of each batch for the hardware JPEG decoder.")
       .arg("hybrid_huffman_threshold", ArgType::kInt, int64_t{1000000},
            "Mixed decoder: images above this many pixels decode their Huffman data on the GPU.")

@@ -36,6 +36,7 @@ class ImageDecoderMixed : public Operator {
     o.preallocate_height_hint = spec_.arg<int>("preallocate_height_hint");
     o.max_batch_size = ctx.max_batch_size;
     o.fancy_upsampling = spec_.arg<bool>("jpeg_fancy_upsampling");
+    o.hardware_setup_in_background = true;  // the first batches go hybrid: sooner first batch
     decoder_ = std::make_unique<nvjpeg::NvjpegDecoder>(o);
     scratch_.resize(ctx.num_slots);
     for (auto& s : scratch_) s = std::make_unique<codecs::DecoderScratch>();
@@ -198,6 +199,7 @@ class ImageDecoderMixed : public Operator {
             {"nvjpeg_parse_ms", s.parse_ms},
             {"nvjpeg_decode_ms", s.decode_ms},
             {"nvjpeg_hardware_submit_ms", s.hardware_submit_ms},
+            {"nvjpeg_hardware_wait_ms", s.hardware_wait_ms},
             {"nvjpeg_batches", s.batches},
             {"hardware_status", decoder_->hardware_status()}};
   }
