@@ -65,8 +65,10 @@ struct NvjpegDecoderOptions {
   // disables it. What limits the hardware path is not the engines but nvJPEG's submission,
   // about 40 us of one CPU thread per image (nvjpegDecodeBatchedEx; more submitting threads
   // slow each other down), so the hybrid path must take a share large enough to finish at the
-  // same time. Measured on the H100 host (16 cores, bench/gpu_pipeline.py): 0.6-0.75 best,
-  // 0.9 about 7% slower, 1.0 slower still. DALI's legacy default is 0.65, nvImageCodec's 0.9.
+  // same time. Measured on the H100 host (16 cores, bench/gpu_pipeline.py): 0.6 to 0.9 give
+  // the same images/s within the run-to-run spread (about +-10%), 1.0 less. 0.7 (DALI's legacy
+  // default is 0.65, nvImageCodec's 0.9) leaves the hybrid path a share to overlap with the
+  // submission.
   float hw_decoder_load = 0.7f;
   // Baseline images (or ROIs, counted as ROI width x ROI bottom row) larger than this many
   // pixels use GPU Huffman decoding (NVJPEG_BACKEND_GPU_HYBRID) when nvJPEG supports it for the
