@@ -56,8 +56,13 @@ def bottleneck_report(pipe):
                if (s["device"] == "cpu") == (stage == "cpu")]
         top = max(ops)[1] if ops else ""
         if stage == "gpu" and top.startswith("decoders"):
-            verdict = ("GPU decoding is the bottleneck: on GPUs with JPEG engines raise "
-                       "hw_decoder_load; otherwise add threads for the hybrid path")
+            # Measured on an H100: the engines wait for nvJPEG's host-side submission, so a
+            # larger hardware share does not help past about 0.7 (bench/RESULTS.md section 3).
+            verdict = ("GPU decoding is the bottleneck: its host work (hardware submission and "
+                       "the hybrid path's Huffman decoding) needs CPU cores: add threads (now "
+                       "num_threads={threads}) or keep other work off the cores; on GPUs without "
+                       "JPEG engines all of it is the hybrid path").format(
+                           threads=ps["num_threads"])
         else:
             verdict = _ADVICE.get(top, _ADVICE.get(_family(top), f"'{top}' on the {stage.upper()} "
                                   "stage is the bottleneck")).format(threads=ps["num_threads"])
