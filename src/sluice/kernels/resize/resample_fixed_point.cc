@@ -4,6 +4,7 @@
 #include <array>
 #include <cstring>
 
+#include "sluice/kernels/resize/detail/resample_fixed_point_tables.h"
 #include "sluice/kernels/resize/detail/resize_pixel.h"
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
@@ -35,174 +36,12 @@
 // byte by byte so that one pmaddwd applies two taps, and keeps all taps' sums in registers.
 
 namespace sluice::kernels::detail {
+
+using namespace fixed_point;  // NOLINT: the layout and tables, internal to this resampler
+
 namespace {
 
 #if defined(SLUICE_RESAMPLE_X86)
-
-constexpr int kSplit = 15;
-constexpr int32_t kLowMask = (1 << kSplit) - 1;
-constexpr size_t kAlign = 64;
-
-size_t align_up(size_t v) {
-  return (v + kAlign - 1) / kAlign * kAlign;
-}
-
-int32_t pack_pair(int32_t a, int32_t b) {
-  return static_cast<int32_t>(static_cast<uint32_t>(static_cast<uint16_t>(a)) |
-                              (static_cast<uint32_t>(static_cast<uint16_t>(b)) << 16));
-}
-
-// Register shape of the horizontal pass for an instruction set and a channel count.
-struct HShape {
-  int lanes;          // int32 lanes of a vector: 4 (128-bit) or 8 (256-bit)
-  int lane_channels;  // channels per cycle of lanes: C, or 4 for C = 3 (one lane idle)
-  int taps;           // taps of one vector: 2 * lanes / lane_channels
-  int load_bytes;     // bytes one vector reads from its first tap on
-};
-
-HShape h_shape(FixedPointIsa isa, int64_t channels) {
-  const int lc = channels == 3 ? 4 : static_cast<int>(channels);
-  if (isa == FixedPointIsa::kAvx2) return {8, lc, 16 / lc, 16};
-  return {4, lc, 8 / lc, 8};
-}
-
-// Horizontal table entry of one output pixel; its coefficient vectors follow the previous
-// pixel's (2 per group: hi, lo).
-struct HPixel {
-  int32_t offset;  // byte offset of the first read in the row (or in the row's tail copy)
-  int32_t groups;  // coefficient vectors (pairs of hi / lo)
-  int32_t tail;    // 1: read the tail copy
-};
-
-// Two taps (input rows of the intermediate) of one output row of the vertical pass.
-struct VPair {
-  const uint8_t* a;
-  const uint8_t* b;
-  alignas(16) int32_t k_hi[4];  // (hi(k_a), hi(k_b)) as int16 pairs, repeated
-  int32_t k_lo[4];
-};
-
-// Scratch layout of one call.
-struct Layout {
-  HShape hs;
-  int64_t row_bytes = 0;   // input bytes of a row: in_width * C
-  int64_t tail_bytes = 0;  // capacity of one tail copy
-  int64_t tmp_stride = 0;  // bytes between intermediate rows (row plus slack for 4-byte stores)
-  int32_t h_groups = 0;    // upper bound of a pixel's groups
-  int32_t v_pairs = 0;     // upper bound of an output row's pairs
-  size_t h_first = 0, h_count = 0, h_weights = 0;
-  size_t v_first = 0, v_count = 0, v_weights = 0;
-  size_t h_pixels = 0, h_coefs = 0, tails = 0;
-  size_t v_begin = 0, v_pair = 0;
-  size_t tmp = 0;
-  size_t bytes = 0;
-};
-
-Layout make_layout(const FixedPointJob& job, FixedPointIsa isa) {
-  Layout l;
-  const int64_t C = job.channels;
-  const int64_t ow = job.h.out_count, oh = job.v.out_count;
-  l.hs = h_shape(isa, C);
-  l.row_bytes = job.in_width * C;
-  l.h_groups = (job.h.max_taps + l.hs.taps - 1) / l.hs.taps;
-  l.v_pairs = (job.v.max_taps + 1) / 2;
-  // A tail copy starts at most (max_taps - 1) * C + load_bytes bytes before the row's end (a
-  // pixel reads its tail copy only when a read from its first tap would pass the end) and is
-  // followed by load_bytes of zeros.
-  l.tail_bytes =
-      std::min<int64_t>(l.row_bytes, (job.h.max_taps - 1) * C + l.hs.load_bytes) + l.hs.load_bytes;
-  l.tmp_stride = (ow * C + 32 + 31) / 32 * 32;
-  size_t off = 0;
-  auto take = [&off](size_t bytes) {
-    const size_t at = off;
-    off = align_up(off + bytes);
-    return at;
-  };
-  const size_t vec = static_cast<size_t>(l.hs.lanes) * 4;
-  l.h_first = take(ow * 4);
-  l.h_count = take(ow * 4);
-  l.h_weights = take(ow * job.h.max_taps * 4);
-  l.v_first = take(oh * 4);
-  l.v_count = take(oh * 4);
-  l.v_weights = take(oh * job.v.max_taps * 4);
-  l.h_pixels = take(ow * sizeof(HPixel));
-  l.h_coefs = take(ow * l.h_groups * 2 * vec);
-  l.tails = take(4 * align_up(l.tail_bytes));
-  l.v_begin = take((oh + 1) * 4);
-  l.v_pair = take(oh * l.v_pairs * sizeof(VPair));
-  l.tmp = take((job.rows.end - job.rows.begin) * l.tmp_stride);
-  l.bytes = off;
-  return l;
-}
-
-// ---- Table construction (scalar, once per call) ----
-
-// Fills the horizontal table; returns the length of the row tail that tail pixels read (0: none).
-int64_t build_h_table(const FixedPointJob& job, const Layout& l, const int32_t* first,
-                      const int32_t* count, const int32_t* weights, HPixel* pixels,
-                      int32_t* coefs) {
-  const HShape s = l.hs;
-  const int64_t C = job.channels, R = l.row_bytes;
-  const int64_t group_bytes = s.taps * C;
-  const int32_t ow = job.h.out_count, max_taps = job.h.max_taps;
-  auto groups_of = [&s](int32_t n) { return (n + s.taps - 1) / s.taps; };
-  auto passes_end = [&](int32_t x) {
-    const int32_t g = groups_of(count[x]);
-    return g > 0 && first[x] * C + (g - 1) * group_bytes + s.load_bytes > R;
-  };
-  int64_t tail = 0;
-  for (int32_t x = 0; x < ow; x++) {
-    if (passes_end(x)) tail = std::max(tail, R - first[x] * C);
-  }
-  int32_t lane_tap[8];  // first tap (of two) of each lane within a group
-  for (int lane = 0; lane < s.lanes; lane++) lane_tap[lane] = 2 * (lane / s.lane_channels);
-  for (int32_t x = 0; x < ow; x++) {
-    const int32_t n = count[x];
-    const int32_t groups = groups_of(n);
-    const bool in_tail = passes_end(x);
-    pixels[x] = {static_cast<int32_t>(first[x] * C - (in_tail ? R - tail : 0)), groups,
-                 in_tail ? 1 : 0};
-    const int32_t* k = weights + static_cast<int64_t>(x) * max_taps;
-    for (int32_t g = 0; g < groups; g++) {
-      int32_t* hi = coefs;
-      int32_t* lo = coefs + s.lanes;
-      coefs += 2 * s.lanes;
-      for (int lane = 0; lane < s.lanes; lane++) {
-        const int32_t t = g * s.taps + lane_tap[lane];
-        const int32_t ka = t < n ? k[t] : 0;
-        const int32_t kb = t + 1 < n ? k[t + 1] : 0;
-        hi[lane] = pack_pair(ka >> kSplit, kb >> kSplit);
-        lo[lane] = pack_pair(ka & kLowMask, kb & kLowMask);
-      }
-    }
-  }
-  return tail;
-}
-
-// Fills the vertical table: pairs of output row y are pairs[begin[y] .. begin[y + 1]).
-void build_v_table(const FixedPointJob& job, const Layout& l, const int32_t* first,
-                   const int32_t* count, const int32_t* weights, const uint8_t* tmp, int32_t* begin,
-                   VPair* pairs) {
-  const int32_t oh = job.v.out_count, max_taps = job.v.max_taps;
-  int32_t at = 0;
-  for (int32_t y = 0; y < oh; y++) {
-    begin[y] = at;
-    const int32_t n = count[y];
-    const int32_t* k = weights + static_cast<int64_t>(y) * max_taps;
-    for (int32_t t = 0; t < n; t += 2) {
-      const int64_t ia = first[y] + t - job.rows.begin;
-      const int64_t ib = t + 1 < n ? ia + 1 : ia;
-      const int32_t ka = k[t];
-      const int32_t kb = t + 1 < n ? k[t + 1] : 0;
-      VPair& p = pairs[at++];
-      p.a = tmp + ia * l.tmp_stride;
-      p.b = tmp + ib * l.tmp_stride;
-      std::fill_n(p.k_hi, 4, pack_pair(ka >> kSplit, kb >> kSplit));
-      std::fill_n(p.k_lo, 4, pack_pair(ka & kLowMask, kb & kLowMask));
-    }
-  }
-  begin[oh] = at;
-}
 
 // ---- SSE2 ----
 
