@@ -1,6 +1,7 @@
 #pragma once
 // Internal: the state behind NvjpegDecoder, shared by nvjpeg_decoder.cc (set-up, tear-down) and
-// nvjpeg_decode_batch.cc (one batch). Not a public header: it includes nvjpeg.h.
+// nvjpeg_decode_batch.cc and nvjpeg_parse.cc (one batch). Not a public header: it includes
+// nvjpeg.h.
 
 #include <nvjpeg.h>
 
@@ -19,6 +20,20 @@
 #include "sluice/memory/buffer.h"
 
 namespace sluice::nvjpeg {
+
+// Bytes a sample takes in the hardware staging buffer (Note [Hardware staging]).
+inline size_t staged_size(size_t bytes) {
+  constexpr size_t kAlignment = 64;
+  return (bytes + kAlignment - 1) / kAlignment * kAlignment;
+}
+
+// Setting a sample's outcome (nvjpeg_decode_batch.cc). set_failure: a failed nvJPEG phase is a
+// fallback or an error per Note [Fallback or error] (nvjpeg_check.h), out of memory for an
+// allocator failure.
+void set_decoded(DecodeResult& r, DecodeRoute route);
+void set_fallback(DecodeResult& r, std::string msg);
+void set_error(DecodeResult& r, std::string msg);
+void set_failure(DecodeResult& r, const char* phase, nvjpegStatus_t s, const std::string& note);
 
 // Index of the two hybrid backends in the per-thread arrays.
 inline constexpr int kHybridCpu = 0;  // NVJPEG_BACKEND_HYBRID: Huffman on the CPU
@@ -86,7 +101,7 @@ struct NvjpegDecoder::Impl {
   void add_thread_state();
   int hw_batch_size(int decodable) const;
 
-  // --- one batch (nvjpeg_decode_batch.cc) ---
+  // --- one batch (nvjpeg_decode_batch.cc; parse_sample and route: nvjpeg_parse.cc) ---
   void decode(std::span<const DecodeRequest> batch, OutputColor color, ThreadPool& pool,
               cuda::StreamHandle stream, std::span<DecodeResult> results);
   void begin_batch(std::span<const DecodeRequest> batch, OutputColor color,
