@@ -1,6 +1,7 @@
 #pragma once
 // A structural check of a JPEG stream's markers, entropy-coded data included, without decoding:
-// segment lengths stay inside the file, restart markers come in sequence, and the stream ends
+// segment lengths stay inside the file, restart markers come in sequence (when a DRI segment
+// sets a restart interval: libjpeg does not read their numbers otherwise), and the stream ends
 // with EOI after its last scan. libjpeg (the CPU decoder) rejects streams that fail these
 // checks; nvJPEG, and above all the hardware engines, decode them silently into garbage. The
 // mixed decoder runs this check (a few microseconds per image) so that both decoders agree on
