@@ -1,0 +1,287 @@
+// nvJPEG's hardware decoder alone, outside Sluice: images per second of the batched API on one
+// submitting thread and the CPU time each image costs that thread, by API (plain or Ex with a
+// region of interest), backend, flags, output format, and with other threads making CUDA calls
+// meanwhile ("spinners": a copy and four tiny kernels, then a wait, in a loop, as hybrid
+// decoding does). It answers "what can the engines do here and what does the host pay" before
+// blaming the pipeline. Results: bench/RESULTS.md section 3.
+//
+//   nvcc -O2 -std=c++17 -arch=sm_90 bench/nvjpeg_hw_probe.cu -lnvjpeg -o /tmp/nvjpeg_hw_probe
+//   /tmp/nvjpeg_hw_probe DIR [--images 2048] [--batch 256] [--iters 20]
+//
+// Each batch is waited for before the next (so images/s includes the GPU-side latency of a
+// batch); CPU us/img is CLOCK_THREAD_CPUTIME_ID around nvjpegDecodeBatched[Ex].
+#include <cuda_runtime.h>
+#include <nvjpeg.h>
+#include <time.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#define CK(x)                                                                         \
+  do {                                                                                \
+    auto s_ = (x);                                                                    \
+    if (static_cast<int>(s_) != 0) {                                                  \
+      std::fprintf(stderr, "%s:%d %s failed: %d\n", __FILE__, __LINE__, #x, (int)s_); \
+      std::exit(1);                                                                   \
+    }                                                                                 \
+  } while (0)
+
+namespace {
+
+__global__ void touch(int* p) {
+  p[threadIdx.x] += 1;
+}
+
+double thread_cpu_s() {
+  timespec t{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+  return t.tv_sec + 1e-9 * t.tv_nsec;
+}
+
+struct Image {
+  size_t offset = 0, size = 0;
+  int comps = 0, w[NVJPEG_MAX_COMPONENT] = {}, h[NVJPEG_MAX_COMPONENT] = {};
+  nvjpegChromaSubsampling_t css{};
+};
+
+struct Config {
+  nvjpegBackend_t backend;
+  unsigned flags;
+  nvjpegOutputFormat_t format;
+  bool ex;       // nvjpegDecodeBatchedEx with per-image params (as Sluice calls it)
+  bool roi;      // Ex with a region of interest (the central 80% of each side)
+  int spinners;  // other threads enqueueing small copies and kernels, like hybrid decoding
+  const char* name;
+  bool blocking = false;  // spinners wait on cudaEventBlockingSync events (else they spin)
+};
+
+struct Lane {
+  nvjpegHandle_t handle = nullptr;
+  nvjpegJpegState_t state = nullptr;
+  cudaStream_t stream = nullptr;
+  std::vector<nvjpegDecodeParams_t> params;
+  nvjpegJpegStream_t js = nullptr;
+  double cpu_s = 0;
+};
+
+const char* format_name(nvjpegOutputFormat_t f) {
+  switch (f) {
+    case NVJPEG_OUTPUT_RGBI:
+      return "RGBI";
+    case NVJPEG_OUTPUT_RGB:
+      return "RGB";
+    case NVJPEG_OUTPUT_YUV:
+      return "YUV";
+    case NVJPEG_OUTPUT_Y:
+      return "Y";
+    default:
+      return "?";
+  }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 2) {
+    std::fprintf(stderr, "usage: %s DIR [--images N] [--batch B] [--iters I]\n", argv[0]);
+    return 2;
+  }
+  int max_images = 2048, batch = 256, iters = 20;
+  for (int a = 2; a + 1 < argc; a += 2) {
+    if (!std::strcmp(argv[a], "--images")) max_images = std::atoi(argv[a + 1]);
+    if (!std::strcmp(argv[a], "--batch")) batch = std::atoi(argv[a + 1]);
+    if (!std::strcmp(argv[a], "--iters")) iters = std::atoi(argv[a + 1]);
+  }
+  std::vector<std::string> paths;
+  for (auto& e : std::filesystem::recursive_directory_iterator(argv[1])) {
+    auto ext = e.path().extension().string();
+    if (e.is_regular_file() && (ext == ".jpg" || ext == ".jpeg" || ext == ".JPEG")) {
+      paths.push_back(e.path().string());
+    }
+  }
+  std::sort(paths.begin(), paths.end());
+  if (paths.size() > size_t(max_images)) paths.resize(max_images);
+  if (paths.empty()) {
+    std::fprintf(stderr, "no JPEGs under %s\n", argv[1]);
+    return 1;
+  }
+
+  // All files in one pinned buffer (as Sluice stages them) and a device copy of it.
+  std::vector<Image> images(paths.size());
+  size_t total = 0;
+  std::vector<std::vector<char>> files(paths.size());
+  for (size_t i = 0; i < paths.size(); ++i) {
+    std::ifstream f(paths[i], std::ios::binary);
+    files[i].assign(std::istreambuf_iterator<char>(f), {});
+    images[i].offset = total;
+    images[i].size = files[i].size();
+    total += (files[i].size() + 255) / 256 * 256;
+  }
+  unsigned char* host = nullptr;
+  unsigned char* dev_bits = nullptr;
+  CK(cudaMallocHost(&host, total));
+  CK(cudaMalloc(&dev_bits, total));
+  for (size_t i = 0; i < paths.size(); ++i) {
+    std::memcpy(host + images[i].offset, files[i].data(), files[i].size());
+  }
+  CK(cudaMemcpy(dev_bits, host, total, cudaMemcpyHostToDevice));
+
+  nvjpegHandle_t info_handle = nullptr;
+  CK(nvjpegCreateSimple(&info_handle));
+  size_t out_bytes = 0, max_out = 0;
+  double mp = 0;
+  for (auto& im : images) {
+    CK(nvjpegGetImageInfo(info_handle, host + im.offset, im.size, &im.comps, &im.css, im.w, im.h));
+    max_out = std::max(max_out, size_t(im.w[0]) * im.h[0] * 3);
+    mp += 1e-6 * im.w[0] * im.h[0];
+  }
+  out_bytes = max_out * batch;
+  std::printf("%zu images, mean %.3f MP, mean %.1f KB; batch %d, %d timed batches\n", images.size(),
+              mp / images.size(), total / 1024.0 / images.size(), batch, iters);
+  unsigned char* out = nullptr;
+  CK(cudaMalloc(&out, out_bytes));
+
+  const nvjpegBackend_t HW = NVJPEG_BACKEND_HARDWARE, HWD = NVJPEG_BACKEND_HARDWARE_DEVICE;
+  const unsigned NOP = NVJPEG_FLAGS_HW_DECODE_NO_PIPELINE;
+  const Config configs[] = {
+      {HW, 0, NVJPEG_OUTPUT_RGBI, true, true, 0, "Ex with ROI (as Sluice)"},
+      {HW, 0, NVJPEG_OUTPUT_RGBI, false, false, 0, "plain API, whole images"},
+      {HW, 0, NVJPEG_OUTPUT_RGB, false, false, 0, "plain, planar RGB"},
+      {HW, 0, NVJPEG_OUTPUT_YUV, false, false, 0, "plain, native YUV"},
+      {HW, NOP, NVJPEG_OUTPUT_RGBI, false, false, 0, "plain, HW_DECODE_NO_PIPELINE"},
+      {HWD, 0, NVJPEG_OUTPUT_RGBI, false, false, 0, "plain, bitstreams on device"},
+      {HW, 0, NVJPEG_OUTPUT_RGBI, false, false, 2, "plain + 2 CUDA spinners"},
+      {HW, 0, NVJPEG_OUTPUT_RGBI, false, false, 8, "plain + 8 CUDA spinners"},
+      {HW, 0, NVJPEG_OUTPUT_RGBI, true, true, 8, "Ex with ROI + 8 CUDA spinners"},
+      {HW, 0, NVJPEG_OUTPUT_RGBI, false, false, 2, "plain + 2 blocking spinners", true},
+      {HW, 0, NVJPEG_OUTPUT_RGBI, false, false, 8, "plain + 8 blocking spinners", true},
+      {HW, 0, NVJPEG_OUTPUT_RGBI, true, true, 16, "Ex ROI + 16 blocking spinners", true},
+  };
+  std::printf("%-32s %-6s %10s %12s\n", "configuration", "format", "images/s", "CPU us/img");
+  for (const Config& c : configs) {
+    Lane l;
+    if (nvjpegCreateEx(c.backend, nullptr, nullptr, c.flags, &l.handle) != NVJPEG_STATUS_SUCCESS) {
+      std::printf("%-32s unsupported backend\n", c.name);
+      continue;
+    }
+    CK(nvjpegJpegStateCreate(l.handle, &l.state));
+    CK(nvjpegJpegStreamCreate(l.handle, &l.js));
+    CK(cudaStreamCreateWithFlags(&l.stream, cudaStreamNonBlocking));
+    l.params.resize(batch);
+    for (auto& p : l.params) {
+      CK(nvjpegDecodeParamsCreate(l.handle, &p));
+      CK(nvjpegDecodeParamsSetOutputFormat(p, c.format));
+      CK(nvjpegDecodeParamsSetROI(p, 0, 0, -1, -1));
+    }
+    const bool on_device = c.backend == HWD;
+
+    std::atomic<bool> stop{false};
+    std::vector<std::thread> spinners;
+    for (int s = 0; s < c.spinners; ++s) {
+      spinners.emplace_back([&] {
+        cudaStream_t st;
+        cudaEvent_t ev;
+        int* d;
+        CK(cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking));
+        CK(cudaEventCreateWithFlags(&ev, cudaEventDisableTiming | cudaEventBlockingSync));
+        CK(cudaMalloc(&d, 64 << 10));
+        while (!stop.load()) {
+          CK(cudaMemcpyAsync(d, host, 40 << 10, cudaMemcpyHostToDevice, st));
+          for (int k = 0; k < 4; ++k) touch<<<1, 32, 0, st>>>(d);
+          if (c.blocking) {
+            CK(cudaEventRecord(ev, st));
+            CK(cudaEventSynchronize(ev));
+          } else {
+            CK(cudaStreamSynchronize(st));
+          }
+        }
+        CK(cudaEventDestroy(ev));
+        CK(cudaFree(d));
+        CK(cudaStreamDestroy(st));
+      });
+    }
+
+    std::atomic<int> failed{0};
+    // Batches walk through the images.
+    auto run_batch = [&](int b) {
+      const int first = b * batch, count = batch;
+      std::vector<const unsigned char*> data(count);
+      std::vector<size_t> lengths(count);
+      std::vector<nvjpegImage_t> dst(count);
+      for (int k = 0; k < count; ++k) {
+        const Image& im = images[(first + k) % images.size()];
+        data[k] = (on_device ? dev_bits : host) + im.offset;
+        lengths[k] = im.size;
+        dst[k] = nvjpegImage_t{};
+        unsigned char* base = out + size_t(k) * max_out;
+        int out_w = im.w[0];
+        if (c.ex) {  // as Sluice's parse phase does (outside the timed call)
+          nvjpegDecodeParams_t p = l.params[k];
+          if (c.roi) {
+            out_w = im.w[0] * 8 / 10;
+            CK(nvjpegDecodeParamsSetROI(p, im.w[0] / 10, im.h[0] / 10, out_w, im.h[0] * 8 / 10));
+          }
+          int unsupported = 1;
+          CK(nvjpegJpegStreamParse(l.handle, host + im.offset, im.size, 0, 0, l.js));
+          CK(nvjpegDecodeBatchedSupportedEx(l.handle, l.js, p, &unsupported));
+          if (unsupported) failed = 100 + unsupported;
+        }
+        if (c.format == NVJPEG_OUTPUT_RGBI) {
+          dst[k].channel[0] = base;
+          dst[k].pitch[0] = size_t(out_w) * 3;
+        } else {
+          const int planes = c.format == NVJPEG_OUTPUT_YUV ? im.comps : 3;
+          size_t off = 0;
+          for (int p = 0; p < planes; ++p) {
+            const int w = c.format == NVJPEG_OUTPUT_YUV ? im.w[p] : im.w[0];
+            const int h = c.format == NVJPEG_OUTPUT_YUV ? im.h[p] : im.h[0];
+            dst[k].channel[p] = base + off;
+            dst[k].pitch[p] = size_t(w);
+            off += size_t(w) * h;
+          }
+        }
+      }
+      const double t0 = thread_cpu_s();
+      nvjpegStatus_t st = nvjpegDecodeBatchedInitialize(l.handle, l.state, count, 1, c.format);
+      if (st == NVJPEG_STATUS_SUCCESS) {
+        st = c.ex ? nvjpegDecodeBatchedEx(l.handle, l.state, data.data(), lengths.data(),
+                                          dst.data(), l.params.data(), l.stream)
+                  : nvjpegDecodeBatched(l.handle, l.state, data.data(), lengths.data(), dst.data(),
+                                        l.stream);
+      }
+      l.cpu_s += thread_cpu_s() - t0;
+      if (st != NVJPEG_STATUS_SUCCESS) failed = st;
+      CK(cudaStreamSynchronize(l.stream));
+    };
+    for (int b = 0; b < 3; ++b) run_batch(b);
+    l.cpu_s = 0;
+    const auto t0 = std::chrono::steady_clock::now();
+    for (int b = 0; b < iters; ++b) run_batch(3 + b);
+    const double wall =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    stop = true;
+    for (auto& s : spinners) s.join();
+    const double cpu = l.cpu_s;
+    if (failed)
+      std::printf("%-32s failed: nvJPEG status %d\n", c.name, failed.load());
+    else
+      std::printf("%-32s %-6s %10.0f %12.1f\n", c.name, format_name(c.format),
+                  double(batch) * iters / wall, 1e6 * cpu / (double(batch) * iters));
+    std::fflush(stdout);
+    for (auto p : l.params) nvjpegDecodeParamsDestroy(p);
+    nvjpegJpegStateDestroy(l.state);
+    nvjpegJpegStreamDestroy(l.js);
+    nvjpegDestroy(l.handle);
+    cudaStreamDestroy(l.stream);
+  }
+  return 0;
+}
