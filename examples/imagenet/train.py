@@ -34,8 +34,9 @@ def parse_args(argv=None):
     p.add_argument("--arch", default="resnet18")
     p.add_argument("-b", "--batch-size", type=int, default=256, help="per process")
     p.add_argument("--epochs", type=int, default=1)
-    p.add_argument("--workers", type=int, default=os.cpu_count() or 4,
-                   help="Sluice threads or DataLoader worker processes (per process)")
+    p.add_argument("--workers", type=int, default=None,
+                   help="Sluice threads or DataLoader worker processes (per process); default: "
+                        "all cores, but at most 8 for sluice-gpu")
     p.add_argument("--lr", type=float, default=0.1, help="for a global batch of 256")
     p.add_argument("--iters", type=int, default=0, help="steps per epoch (0: the whole epoch)")
     p.add_argument("--no-val", action="store_true", help="skip validation")
@@ -47,7 +48,14 @@ def parse_args(argv=None):
     p.add_argument("--find-max-batch", action="store_true",
                    help="search the largest batch the model trains with next to this loader")
     p.add_argument("--json", help="append the results as a JSON line to this file")
-    return p.parse_args(argv)
+    args = p.parse_args(argv)
+    if args.workers is None:
+        # The GPU pipeline needs CPU threads only for parsing and the hybrid decoder's share;
+        # more of them compete with the training loop (H100, ResNet-18: 9.8k images/s with 8
+        # threads, 8.9-9.5k with 16; bench/RESULTS.md section 4).
+        cores = os.cpu_count() or 4
+        args.workers = min(cores, 8) if args.loader == "sluice-gpu" else cores
+    return args
 
 
 def folders(data):
