@@ -70,7 +70,9 @@ def run(data, batch, threads, load, batches, depth, lanes, threshold, decoder):
            "per_op_ms": {k: round(v["mean_time_ms"], 2) for k, v in p.executor_statistics().items()},
            "nvjpeg_ms_per_batch": {k: round(stats[f"nvjpeg_{k}_ms"] / max(1, stats["nvjpeg_batches"]), 2)
                                    for k in ("parse", "decode", "hardware_submit",
-                                                                                  "hardware_wait")}}
+                                                                                  "hardware_wait")},
+           "operator_ms_per_batch": {k: round(stats[f"{k}_ms"] / max(1, stats["nvjpeg_batches"]), 2)
+                                     for k in ("prepare", "decode_call", "finish")}}
     del p
     backend.release_unused_memory()
     return res
@@ -104,7 +106,7 @@ def main():
               f"{r['hw_share']:.2f}, device {r['device_reserved_mb']:.0f} MB reserved / "
               f"{r['device_peak_in_use_mb']:.0f} MB peak in use, cudaMalloc in steady state: "
               f"{r['cudaMalloc_calls_in_steady_state']}, per op ms {r['per_op_ms']}, nvJPEG phases "
-              f"{r['nvjpeg_ms_per_batch']}", flush=True)
+              f"{r['nvjpeg_ms_per_batch']}, operator phases {r['operator_ms_per_batch']}", flush=True)
     if args.json:
         with open(args.json, "w") as f:
             json.dump(rows, f, indent=1)
