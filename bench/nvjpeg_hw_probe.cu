@@ -117,13 +117,14 @@ int main(int argc, char** argv) {
 
   // All files in one pinned buffer (as Sluice stages them) and a device copy of it.
   std::vector<Image> images(paths.size());
-  size_t total = 0;
+  size_t total = 0, file_bytes = 0;
   std::vector<std::vector<char>> files(paths.size());
   for (size_t i = 0; i < paths.size(); ++i) {
     std::ifstream f(paths[i], std::ios::binary);
     files[i].assign(std::istreambuf_iterator<char>(f), {});
     images[i].offset = total;
     images[i].size = files[i].size();
+    file_bytes += files[i].size();
     total += (files[i].size() + 255) / 256 * 256;
   }
   unsigned char* host = nullptr;
@@ -146,7 +147,7 @@ int main(int argc, char** argv) {
   }
   out_bytes = max_out * batch;
   std::printf("%zu images, mean %.3f MP, mean %.1f KB; batch %d, %d timed batches\n", images.size(),
-              mp / images.size(), total / 1024.0 / images.size(), batch, iters);
+              mp / images.size(), file_bytes / 1024.0 / images.size(), batch, iters);
   unsigned char* out = nullptr;
   CK(cudaMalloc(&out, out_bytes));
 
