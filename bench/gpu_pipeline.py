@@ -15,6 +15,11 @@ import time
 from sluice import backend, fn, pipeline_def, types
 
 
+def per_batch(stats, key, names):
+    """The decoder's cumulative milliseconds `key.format(name)` per timed batch."""
+    return {n: round(stats[key.format(n)] / max(1, stats["nvjpeg_batches"]), 2) for n in names}
+
+
 def run(data, batch, threads, load, batches, depth, lanes, threshold, decoder):
     os.environ["SLUICE_NVJPEG_HW_LANES"] = str(lanes)
     extra = {} if threshold < 0 else {"hybrid_huffman_threshold": threshold}
@@ -68,11 +73,9 @@ def run(data, batch, threads, load, batches, depth, lanes, threshold, decoder):
            "device_peak_in_use_mb": mem["peak_allocated"] / 2**20,
            "cudaMalloc_calls_in_steady_state": mem["upstream_allocations"] - pre,
            "per_op_ms": {k: round(v["mean_time_ms"], 2) for k, v in p.executor_statistics().items()},
-           "nvjpeg_ms_per_batch": {k: round(stats[f"nvjpeg_{k}_ms"] / max(1, stats["nvjpeg_batches"]), 2)
-                                   for k in ("parse", "decode", "hardware_submit",
-                                                                                  "hardware_wait")},
-           "operator_ms_per_batch": {k: round(stats[f"{k}_ms"] / max(1, stats["nvjpeg_batches"]), 2)
-                                     for k in ("prepare", "decode_call", "finish")}}
+           "nvjpeg_ms_per_batch": per_batch(stats, "nvjpeg_{}_ms",
+                                            ("parse", "decode", "hardware_submit", "hardware_wait")),
+           "operator_ms_per_batch": per_batch(stats, "{}_ms", ("prepare", "decode_call", "finish"))}
     del p
     backend.release_unused_memory()
     return res
@@ -93,10 +96,12 @@ def main():
     ap.add_argument("--json")
     args = ap.parse_args()
     rows = []
-    ints = lambda s: [int(x) for x in s.split(",")]
-    for t, lanes, thr, load in itertools.product(ints(args.threads), ints(args.lanes),
-                                                 ints(args.huffman_thresholds),
-                                                   [float(x) for x in args.loads.split(",")]):
+    def nums(s, kind=int):
+        return [kind(x) for x in s.split(",")]
+
+    for t, lanes, thr, load in itertools.product(nums(args.threads), nums(args.lanes),
+                                                 nums(args.huffman_thresholds),
+                                                 nums(args.loads, float)):
         r = run(args.data, args.batch, t, load, args.batches, args.depth, lanes, thr,
                 args.decoder)
         rows.append(r)
