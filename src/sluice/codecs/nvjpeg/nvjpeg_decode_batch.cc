@@ -44,6 +44,11 @@ void set_error(DecodeResult& r, std::string msg) {
   r.route = DecodeRoute::kError;
   r.message = std::move(msg);
 }
+void set_parse_failure(DecodeResult& r, const char* phase, nvjpegStatus_t s,
+                       const std::string& note) {
+  if (s == NVJPEG_STATUS_ALLOCATOR_FAILURE) return set_failure(r, phase, s, note);
+  set_fallback(r, make_string(phase, ": ", nvjpeg_status_name(s), note));
+}
 void set_failure(DecodeResult& r, const char* phase, nvjpegStatus_t s, const std::string& note) {
   std::string msg = make_string(phase, ": ", nvjpeg_status_name(s), note);
   if (nvjpeg_status_needs_fallback(s)) {
@@ -301,7 +306,7 @@ void NvjpegDecoder::Impl::decode_hybrid(int slot, int i, bool retry) {
   page.done.synchronize();
 
   nvjpegStatus_t st = nvjpegJpegStreamParse(handle_, req.data, req.size, 0, 0, page.jpeg_stream);
-  if (st != NVJPEG_STATUS_SUCCESS) return set_failure(res, "nvjpegJpegStreamParse", st, note);
+  if (st != NVJPEG_STATUS_SUCCESS) return set_parse_failure(res, "nvjpegJpegStreamParse", st, note);
   int b = kHybridCpu;
   if (s.gpu_huffman) {
     // GPU Huffman decoding handles fewer stream layouts: ask first, else keep CPU Huffman.

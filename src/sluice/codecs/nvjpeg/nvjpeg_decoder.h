@@ -5,9 +5,10 @@
 // of encoded JPEGs in host memory and writes each image, HWC interleaved uint8 with tightly
 // packed rows, to a caller-provided device buffer, following DALI's strategy
 // (nvjpeg_decoder_decoupled_api.h; dali-notes.md §3):
-//   1. Parse (pool threads): nvjpegJpegStreamParse per sample; streams nvJPEG cannot or should
-//      not decode are reported as kFallback (Note [What falls back] in nvjpeg_parse.cc);
-//      nvjpegDecodeBatchedSupportedEx (with the sample's ROI) marks hardware candidates.
+//   1. Parse (pool threads): nvjpegJpegStreamParseHeader per sample; streams nvJPEG cannot
+//      or should not decode are reported as kFallback (Note [What falls back] in
+//      nvjpeg_parse.cc); nvjpegDecodeBatchedSupportedEx (with the sample's ROI) marks hardware
+//      candidates.
 //   2. Route: candidates sorted by chroma subsampling then size, largest first; the first
 //      hw_batch_size(n) go to the hardware engines (the share hw_decoder_load of the batch,
 //      rounded up to a multiple of the cores per engine), the rest to the hybrid path.

@@ -34,6 +34,9 @@ void set_decoded(DecodeResult& r, DecodeRoute route);
 void set_fallback(DecodeResult& r, std::string msg);
 void set_error(DecodeResult& r, std::string msg);
 void set_failure(DecodeResult& r, const char* phase, nvjpegStatus_t s, const std::string& note);
+// A failed parse is a fallback (the CPU codec decides), except for an allocator failure.
+void set_parse_failure(DecodeResult& r, const char* phase, nvjpegStatus_t s,
+                       const std::string& note);
 
 // Index of the two hybrid backends in the per-thread arrays.
 inline constexpr int kHybridCpu = 0;  // NVJPEG_BACKEND_HYBRID: Huffman on the CPU

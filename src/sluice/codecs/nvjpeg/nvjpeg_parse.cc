@@ -81,8 +81,9 @@ std::string encoding_name(nvjpegJpegEncoding_t e) {
 // Note [What falls back]
 // Besides the decode-phase statuses of Note [Fallback or error] (nvjpeg_check.h), a sample is
 // sent to the CPU fallback without a decode attempt when
-// - it is empty, or nvjpegJpegStreamParse fails (any status but ALLOCATOR_FAILURE): non-JPEG
-//   data, arithmetic coding, corrupt or truncated headers, ...;
+// - it is empty, or parsing fails (any status but ALLOCATOR_FAILURE): the headers here
+//   (nvjpegJpegStreamParseHeader), the whole stream on the hybrid path (nvjpegJpegStreamParse,
+//   decode_hybrid): non-JPEG data, arithmetic coding, corrupt or truncated headers, ...;
 // - its samples are not 8-bit (12-bit JPEG) or its encoding is lossless (SOF3) or unknown;
 // - libjpeg reads it as RGB (Adobe transform 0, 'R','G','B' component ids) or CMYK / YCCK
 //   (unless allow_cmyk): nvJPEG would convert it as YCbCr and disagree with the CPU codec;
@@ -96,13 +97,13 @@ void NvjpegDecoder::Impl::parse_sample(int slot, int i) {
   if (!req.data || req.size == 0) return set_fallback(res, "empty input");
   if (!req.dst) return set_error(res, "no destination buffer");
 
+  // Headers only (frame, tables; not the entropy-coded data), as DALI's and nvImageCodec's
+  // hardware decoders do: enough for routing and nvjpegDecodeBatchedSupportedEx. The hybrid path
+  // parses its samples in full (decode_hybrid).
   nvjpegJpegStream_t js = threads_[slot]->probe_stream;
-  nvjpegStatus_t st = nvjpegJpegStreamParse(handle_, req.data, req.size, 0, 0, js);
+  nvjpegStatus_t st = nvjpegJpegStreamParseHeader(handle_, req.data, req.size, js);
   if (st != NVJPEG_STATUS_SUCCESS) {
-    if (st == NVJPEG_STATUS_ALLOCATOR_FAILURE) {
-      return set_failure(res, "nvjpegJpegStreamParse", st, "");
-    }
-    return set_fallback(res, make_string("nvjpegJpegStreamParse: ", nvjpeg_status_name(st)));
+    return set_parse_failure(res, "nvjpegJpegStreamParseHeader", st, "");
   }
   unsigned width = 0, height = 0, components = 0, precision = 0;
   nvjpegJpegEncoding_t encoding = NVJPEG_ENCODING_UNKNOWN;
