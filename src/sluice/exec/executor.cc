@@ -80,6 +80,7 @@ Executor::Executor(CompiledGraph graph, ExecutorParams params)
     ctx.num_threads = params_.num_threads;
     ctx.num_slots = pool_->num_slots();
     ctx.device_id = params_.device_id;
+    ctx.stream_priority = params_.stream_priority;
     ctx.seed = operator_seed(params_.seed, i, spec.arg<int64_t>("seed"));
     ctx.pool = pool_.get();
     ctx.stream = spec.device == OpDevice::kCPU ? nullptr : stream_.get();

@@ -59,6 +59,7 @@ struct OpContext {
   uint64_t seed = 0;  // this operator's seed
   ThreadPool* pool = nullptr;
   cuda::StreamHandle stream = nullptr;  // the pipeline's stream (mixed / gpu operators)
+  int stream_priority = 0;  // for streams an operator creates itself (the pipeline's priority)
 };
 
 class Workspace {

@@ -141,10 +141,10 @@ void NvjpegDecoder::Impl::setup_lanes() {
     SLUICE_NVJPEG_CHECK(nvjpegDecodeBatchedPreAllocate(
         lane.handle, lane.state, per_lane, std::max(1, opt_.preallocate_width_hint),
         std::max(1, opt_.preallocate_height_hint), NVJPEG_CSS_444, NVJPEG_OUTPUT_RGBI));
-    lane.stream = cuda::Stream(opt_.device);
+    lane.stream = cuda::Stream(opt_.device, opt_.stream_priority);
     lane.done = cuda::Event(opt_.device);
   }
-  hw_stream_ = cuda::Stream(opt_.device);
+  hw_stream_ = cuda::Stream(opt_.device, opt_.stream_priority);
   hw_done_ = cuda::Event(opt_.device);
   for (auto& e : staging_done_) e = cuda::Event(opt_.device);
   for (auto& b : staging_) b.set_stream(hw_stream_.get());
@@ -199,7 +199,7 @@ void NvjpegDecoder::Impl::add_thread_state() {
     }
     page.done = cuda::Event(opt_.device);
   }
-  ts.stream = cuda::Stream(opt_.device);
+  ts.stream = cuda::Stream(opt_.device, opt_.stream_priority);
   ts.join = cuda::Event(opt_.device);
 }
 

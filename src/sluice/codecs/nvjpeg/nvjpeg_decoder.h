@@ -59,6 +59,9 @@ namespace sluice::nvjpeg {
 
 struct NvjpegDecoderOptions {
   int device = 0;
+  // CUDA priority of the decoder's own streams (hardware lanes, hybrid threads); lower is
+  // more urgent, as for cudaStreamCreateWithPriority. The mixed operators pass the pipeline's.
+  int stream_priority = 0;
   // Per-thread nvJPEG states to create: at least pool.num_threads() of every pool passed to
   // decode(); pass ThreadPool::num_slots(). Unused states cost a few handles, no buffers.
   int num_thread_states = 1;

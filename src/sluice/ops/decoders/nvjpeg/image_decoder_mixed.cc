@@ -28,6 +28,7 @@ class ImageDecoderMixed : public Operator {
     args_ = parse_decoder_args(spec_);
     nvjpeg::NvjpegDecoderOptions o;
     o.device = ctx.device_id;
+    o.stream_priority = ctx.stream_priority;
     o.num_thread_states = ctx.num_slots;
     o.hw_decoder_load = spec_.arg<float>("hw_decoder_load");
     o.hybrid_huffman_threshold = spec_.arg<int64_t>("hybrid_huffman_threshold");
