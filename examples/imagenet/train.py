@@ -189,19 +189,25 @@ def progress(iterable, total, desc, rank):
 
 def train_epoch(model, opt, epoch_fn, steps, args, rank, world, e):
     """Trains one epoch; images/s counts the whole epoch, from its first batch request (epoch
-    0 includes warm-up: compare later epochs). Sums stay on the GPU so no step waits for it."""
+    0 includes warm-up: compare later epochs). Sums stay on the GPU so no step waits for it.
+    Events around every step split the GPU's time into the steps themselves and the gaps
+    between them (the stream waiting for the next batch, or for the host to queue it)."""
     model.train()
     n, loss_sum, correct = 0, 0.0, 0
     total = min(steps, args.iters) if args.iters else steps
+    marks = []
     torch.cuda.synchronize()
     t0 = time.perf_counter()
     for i, (x, y) in enumerate(progress(epoch_fn(), total, f"epoch {e}", rank)):
         if args.iters and i >= args.iters:
             break
+        marks.append((torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)))
+        marks[-1][0].record()
         loss, out = step(model, opt, x, y, args)
         n += x.shape[0]
         loss_sum = loss_sum + loss.detach().float() * x.shape[0]
         correct = correct + (out.argmax(1) == y).sum()
+        marks[-1][1].record()
     torch.cuda.synchronize()
     dt = time.perf_counter() - t0
     stats = torch.tensor([n, float(loss_sum), float(correct)], dtype=torch.float64,
@@ -209,7 +215,10 @@ def train_epoch(model, opt, epoch_fn, steps, args, rank, world, e):
     if world > 1:
         dist.all_reduce(stats)
     images = max(1.0, stats[0].item())
-    return stats[0].item() / dt, stats[1].item() / images, stats[2].item() / images
+    busy = sum(a.elapsed_time(b) for a, b in marks)
+    gaps = sum(marks[k][1].elapsed_time(marks[k + 1][0]) for k in range(len(marks) - 1))
+    timing = {"step_ms": busy / max(1, len(marks)), "gap_share": gaps / max(1e-9, busy + gaps)}
+    return stats[0].item() / dt, stats[1].item() / images, stats[2].item() / images, timing
 
 
 @torch.no_grad()
@@ -290,8 +299,9 @@ def main(argv=None):
     opt = torch.optim.SGD(model.parameters(), lr=lr, momentum=0.9, weight_decay=1e-4)
     val_epoch_fn = None  # built when first needed: the validation pipeline stays off the GPU
     for e in range(args.epochs):
-        ips, loss, acc = train_epoch(model, opt, train_epoch_fn, steps, args, rank, world, e)
-        line = f"epoch {e}: {ips:,.0f} images/s, loss {loss:.4f}, train top-1 {acc:.3f}"
+        ips, loss, acc, timing = train_epoch(model, opt, train_epoch_fn, steps, args, rank, world, e)
+        line = (f"epoch {e}: {ips:,.0f} images/s, loss {loss:.4f}, train top-1 {acc:.3f}, "
+                f"GPU step {timing['step_ms']:.1f} ms, gaps {timing['gap_share']:.0%}")
         if not args.no_val and args.loader != "synthetic":
             if val_epoch_fn is None:
                 val_epoch_fn, _ = loader(val_dir, args, rank, world, device, train=False)
@@ -304,7 +314,7 @@ def main(argv=None):
                 with open(args.json, "a") as f:
                     f.write(json.dumps({"arch": args.arch, "loader": args.loader, "epoch": e,
                                         "world": world, "batch": args.batch_size,
-                                        "images_per_s": ips, "loss": loss, "top1": acc}) + "\n")
+                                        "images_per_s": ips, "loss": loss, "top1": acc, **timing}) + "\n")
     if world > 1:
         dist.destroy_process_group()
     return 0
