@@ -44,12 +44,9 @@ def profile(data, loader, arch, steps, out, extra):
         for _ in range(steps):
             train.step(model, opt, *next(batches), args)
         torch.cuda.synchronize()
-    path = pathlib.Path(out) / f"trace_{arch}_{loader}.json"
-    prof.export_chrome_trace(str(path))
-    with open(path, "rb") as f, gzip.open(f"{path}.gz", "wb") as g:
-        g.write(f.read())
-    path.unlink()
-    return f"{path}.gz", steps
+    path = str(pathlib.Path(out) / f"trace_{arch}_{loader}.json.gz")
+    prof.export_chrome_trace(path)  # gzipped by torch for a .gz name
+    return path, steps
 
 
 def origin(name):

@@ -201,13 +201,14 @@ def train_epoch(model, opt, epoch_fn, steps, args, rank, world, e):
     for i, (x, y) in enumerate(progress(epoch_fn(), total, f"epoch {e}", rank)):
         if args.iters and i >= args.iters:
             break
-        marks.append((torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)))
-        marks[-1][0].record()
+        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        start.record()
         loss, out = step(model, opt, x, y, args)
         n += x.shape[0]
         loss_sum = loss_sum + loss.detach().float() * x.shape[0]
         correct = correct + (out.argmax(1) == y).sum()
-        marks[-1][1].record()
+        end.record()
+        marks.append((start, end))
     torch.cuda.synchronize()
     dt = time.perf_counter() - t0
     stats = torch.tensor([n, float(loss_sum), float(correct)], dtype=torch.float64,
