@@ -4,6 +4,7 @@ decoders.image_random_crop -> resize 224 -> crop_mirror_normalize (mirror, FLOAT
 device memory the pipeline holds, for several hw_decoder_load / thread settings.
 
     python3 bench/gpu_pipeline.py DATA_DIR [--batches 200] [--loads 0.6,0.7,0.8,0.9] [--lanes 1,2] [--decoder image]
+        [--rest-decoders nvjpeg,cpu]
 """
 
 import argparse
@@ -20,9 +21,10 @@ def per_batch(stats, key, names):
     return {n: round(stats[key.format(n)] / max(1, stats["nvjpeg_batches"]), 2) for n in names}
 
 
-def run(data, batch, threads, load, batches, depth, lanes, threshold, decoder):
+def run(data, batch, threads, load, batches, depth, lanes, threshold, decoder, rest):
     os.environ["SLUICE_NVJPEG_HW_LANES"] = str(lanes)
     extra = {} if threshold < 0 else {"hybrid_huffman_threshold": threshold}
+    extra["rest_decoder"] = rest
     @pipeline_def(batch_size=batch, num_threads=threads, device_id=0, seed=1,
                   prefetch_queue_depth=depth)
     def pipe():
@@ -64,11 +66,11 @@ def run(data, batch, threads, load, batches, depth, lanes, threshold, decoder):
     # The decoder's counters are cumulative: count the timed batches only.
     stats = {k: v - before[k] if isinstance(v, (int, float)) else v for k, v in stats.items()}
     decoded = stats["hardware_decoded"] + stats["hybrid_decoded"] + stats["gpu_hybrid_decoded"] + stats["cpu_decoded"]
-    res = {"threads": threads, "hw_decoder_load": load, "hw_lanes": lanes,
+    res = {"threads": threads, "hw_decoder_load": load, "hw_lanes": lanes, "rest_decoder": rest,
            "hybrid_huffman_threshold": threshold,
            "images_per_s": batches * batch / dt, "build_s": build_s, "first_batch_s": first_s,
            "hw_share": stats["hardware_decoded"] / max(1, decoded),
-           "cpu_fallback": stats["cpu_decoded"],
+           "cpu_share": stats["cpu_decoded"] / max(1, decoded),
            "device_reserved_mb": mem["reserved"] / 2**20,
            "device_peak_in_use_mb": mem["peak_allocated"] / 2**20,
            "cudaMalloc_calls_in_steady_state": mem["upstream_allocations"] - pre,
@@ -93,22 +95,25 @@ def main():
     ap.add_argument("--huffman-thresholds", default="-1",
                     help="hybrid_huffman_threshold values (-1: the decoder's default)")
     ap.add_argument("--decoder", default="image_random_crop", choices=["image_random_crop", "image"])
+    ap.add_argument("--rest-decoders", default="nvjpeg",
+                    help="rest_decoder values: nvjpeg (hybrid path), cpu (CPU decoder)")
     ap.add_argument("--json")
     args = ap.parse_args()
     rows = []
     def nums(s, kind=int):
         return [kind(x) for x in s.split(",")]
 
-    for t, lanes, thr, load in itertools.product(nums(args.threads), nums(args.lanes),
-                                                 nums(args.huffman_thresholds),
-                                                 nums(args.loads, float)):
+    for t, lanes, thr, rest, load in itertools.product(nums(args.threads), nums(args.lanes),
+                                                       nums(args.huffman_thresholds),
+                                                       args.rest_decoders.split(","),
+                                                       nums(args.loads, float)):
         r = run(args.data, args.batch, t, load, args.batches, args.depth, lanes, thr,
-                args.decoder)
+                args.decoder, rest)
         rows.append(r)
-        print(f"threads {t:2d} lanes {lanes} huffman threshold {thr} hw_load {load:4.2f}: "
+        print(f"threads {t:2d} lanes {lanes} huffman threshold {thr} rest {rest} hw_load {load:4.2f}: "
               f"{r['images_per_s']:8,.0f} img/s, build {r['build_s']:.2f} s, first batch "
               f"{r['first_batch_s']:.2f} s, hw share "
-              f"{r['hw_share']:.2f}, device {r['device_reserved_mb']:.0f} MB reserved / "
+              f"{r['hw_share']:.2f}, cpu share {r['cpu_share']:.2f}, device {r['device_reserved_mb']:.0f} MB reserved / "
               f"{r['device_peak_in_use_mb']:.0f} MB peak in use, cudaMalloc in steady state: "
               f"{r['cudaMalloc_calls_in_steady_state']}, per op ms {r['per_op_ms']}, nvJPEG phases "
               f"{r['nvjpeg_ms_per_batch']}, operator phases {r['operator_ms_per_batch']}", flush=True)

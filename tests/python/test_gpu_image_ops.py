@@ -104,6 +104,52 @@ def test_mixed_random_crop_cuts_the_cpu_windows(shared_data):
     assert cpu.shape() == gpu.shape()
 
 
+def cpu_decodable(paths):
+    """The files the CPU decoder takes alone."""
+    ok = [p for p, (cpu, _) in zip(paths, decode_both(paths)) if not isinstance(cpu, Exception)]
+    assert len(ok) >= 40
+    return ok
+
+
+def test_rest_decoder_cpu_gives_the_cpu_decoders_pixels(shared_data):
+    """rest_decoder="cpu" with no hardware share: every image goes through the CPU codec on the
+    pool while nvJPEG routes the batch, so the output equals the CPU decoder's exactly (crop
+    windows, EXIF orientation and all)."""
+    paths = cpu_decodable(jpegs(shared_data))
+    arrays = [np.frombuffer(p.read_bytes(), np.uint8) for p in paths]
+
+    def pipe(device, **kw):
+        @pipeline_def(batch_size=len(arrays), num_threads=4, device_id=0, seed=9)
+        def p():
+            return fn.decoders.image_random_crop(fn.external_source(lambda: arrays),
+                                                 device=device, seed=5, name="Decoder", **kw)
+        return p()
+
+    c, p = pipe("cpu"), pipe("mixed", rest_decoder="cpu", hw_decoder_load=0.0)
+    for _ in range(2):  # the second batch uses the other pinned page
+        cpu, gpu = c.run()[0], p.run()[0].as_cpu()
+        for i in range(len(arrays)):
+            np.testing.assert_array_equal(np.asarray(gpu.at(i)), np.asarray(cpu.at(i)),
+                                          err_msg=str(paths[i]))
+    stats = p.executor_statistics()["Decoder"]
+    assert stats["cpu_decoded"] >= 2 * len(arrays)  # and the batches prefetched since
+    assert stats["hybrid_decoded"] == stats["gpu_hybrid_decoded"] == stats["hardware_decoded"] == 0
+
+
+def test_rest_decoder_cpu_names_a_bad_file(shared_data):
+    photos = sorted((shared_data / "photos").glob("*.jpg"))
+    bad = shared_data / "bad" / "generated" / "corrupt_huffman_data_baseline.jpg"
+    files = [str(p.relative_to(shared_data)) for p in photos[:6] + [bad]]
+
+    @pipeline_def(batch_size=len(files), num_threads=4, device_id=0, seed=9)
+    def p():
+        jpegs, _ = fn.readers.file(file_root=str(shared_data), files=files)
+        return fn.decoders.image(jpegs, device="mixed", rest_decoder="cpu", hw_decoder_load=0.0)
+
+    with pytest.raises(sluice.DecodeError, match="corrupt_huffman_data_baseline.jpg"):
+        p().run()
+
+
 def random_images(rng, n, channels=3):
     return [rng.integers(1, 256, (int(rng.integers(20, 400)), int(rng.integers(20, 400)), channels),
                          np.uint8) for _ in range(n)]

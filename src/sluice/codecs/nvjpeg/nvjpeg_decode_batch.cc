@@ -63,7 +63,7 @@ void set_failure(DecodeResult& r, const char* phase, nvjpegStatus_t s, const std
 
 void NvjpegDecoder::Impl::decode(std::span<const DecodeRequest> batch, OutputColor color,
                                  ThreadPool& pool, cuda::StreamHandle stream,
-                                 std::span<DecodeResult> results) {
+                                 std::span<DecodeResult> results, const HostDecode* host) {
   SLUICE_CHECK(results.size() == batch.size(), InvalidArgument, "nvJPEG decode: ", batch.size(),
                " requests but ", results.size(), " result slots");
   SLUICE_CHECK(batch.size() <= static_cast<size_t>(INT_MAX), InvalidArgument,
@@ -92,14 +92,21 @@ void NvjpegDecoder::Impl::decode(std::span<const DecodeRequest> batch, OutputCol
       group.wait();
     }
     route();  // 2.
+    if (host && !hybrid_list_.empty()) host->prepare(hybrid_list_);
     t_decode = Clock::now();
-    {  // 3. Hybrid samples on the pool; meanwhile the hardware sub-batch from here.
+    {  // 3. Hybrid (or host) samples on the pool; meanwhile the hardware sub-batch from here.
       std::atomic<int> next{0};
       ThreadPool::TaskGroup group(pool);
-      launch(group, pool, next, static_cast<int>(hybrid_list_.size()), [this](int k, int slot) {
-        begin_slot(slot, /*after_hardware=*/false);
-        decode_hybrid(slot, hybrid_list_[k], /*retry=*/false);
-      });
+      launch(group, pool, next, static_cast<int>(hybrid_list_.size()),
+             [this, host](int k, int slot) {
+               const int i = hybrid_list_[k];
+               if (host) {
+                 host->decode(i, slot);
+                 return set_decoded(results_[i], DecodeRoute::kHost);
+               }
+               begin_slot(slot, /*after_hardware=*/false);
+               decode_hybrid(slot, i, /*retry=*/false);
+             });
       const auto t_hw = Clock::now();
       submit_hardware();
       hw_submit_ms_ = ms_since(t_hw);
@@ -369,6 +376,9 @@ void NvjpegDecoder::Impl::account() {
       case DecodeRoute::kGpuHybrid:
         ++d.gpu_hybrid;
         break;
+      case DecodeRoute::kHost:
+        ++d.host;
+        break;
       case DecodeRoute::kFallback:
         ++d.fallback;
         break;
@@ -389,6 +399,7 @@ void NvjpegDecoder::Impl::account() {
   stats_.hardware += d.hardware;
   stats_.hybrid += d.hybrid;
   stats_.gpu_hybrid += d.gpu_hybrid;
+  stats_.host += d.host;
   stats_.fallback += d.fallback;
   stats_.failed += d.failed;
   if (!hw_failure_.empty()) stats_.hardware_batch_failures += 1;

@@ -49,6 +49,8 @@ std::string_view route_name(DecodeRoute r) {
       return "hybrid";
     case DecodeRoute::kGpuHybrid:
       return "gpu-hybrid";
+    case DecodeRoute::kHost:
+      return "host";
     case DecodeRoute::kFallback:
       return "fallback";
     case DecodeRoute::kError:
@@ -281,8 +283,8 @@ NvjpegDecoder::~NvjpegDecoder() = default;
 
 void NvjpegDecoder::decode(std::span<const DecodeRequest> batch, OutputColor color,
                            ThreadPool& pool, cuda::StreamHandle stream,
-                           std::span<DecodeResult> results) {
-  impl_->decode(batch, color, pool, stream, results);
+                           std::span<DecodeResult> results, const HostDecode* host) {
+  impl_->decode(batch, color, pool, stream, results, host);
 }
 
 bool NvjpegDecoder::hardware_enabled() const {

@@ -43,6 +43,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <span>
@@ -131,10 +132,12 @@ enum class DecodeRoute : uint8_t {
   kHardware,   // nvJPEG hardware engines (batched)
   kHybrid,     // Huffman on a CPU thread, IDCT and colour conversion on the GPU
   kGpuHybrid,  // Huffman, IDCT and colour conversion on the GPU
+  kHost,       // given to the caller's HostDecode (see decode()); its outcome is the caller's
   kFallback,   // not decoded: the caller must decode it with the CPU codec (message says why)
   kError,      // not decoded: the caller raises DecodeError with the message
 };
-std::string_view route_name(DecodeRoute r);  // "hw", "hybrid", "gpu-hybrid", "fallback", "error"
+// "hw", "hybrid", "gpu-hybrid", "host", "fallback", "error"
+std::string_view route_name(DecodeRoute r);
 
 struct DecodeResult {
   DecodeRoute route = DecodeRoute::kError;
@@ -151,17 +154,18 @@ struct DecodeResult {
   // file's fault, so the caller raises OutOfMemory rather than DecodeError (or a skip).
   bool out_of_memory = false;
 
-  bool decoded() const { return route <= DecodeRoute::kGpuHybrid; }
+  bool decoded() const { return route <= DecodeRoute::kHost; }
 };
 
-// Cumulative counts over the decoder's lifetime. hardware + hybrid + gpu_hybrid + fallback +
-// failed == samples.
+// Cumulative counts over the decoder's lifetime. hardware + hybrid + gpu_hybrid + host + fallback
+// + failed == samples.
 struct NvjpegDecoderStats {
   uint64_t batches = 0;
   uint64_t samples = 0;
   uint64_t hardware = 0;
   uint64_t hybrid = 0;
   uint64_t gpu_hybrid = 0;
+  uint64_t host = 0;
   uint64_t fallback = 0;
   uint64_t failed = 0;
   // Hardware sub-batches that nvJPEG rejected as a whole (their samples were re-decoded on the
@@ -174,6 +178,17 @@ struct NvjpegDecoderStats {
   double decode_ms = 0;
   double hardware_submit_ms = 0;
   double hardware_wait_ms = 0;
+};
+
+// Decodes the samples that do not go to the hardware decoder in place of nvJPEG's hybrid path,
+// e.g. with the CPU codec, which makes no CUDA call per image (the hybrid path makes about seven,
+// and CUDA calls from many threads slow the hardware submission and the training thread down).
+// prepare(samples) runs on decode()'s calling thread once the batch is routed, with the batch
+// indices given to it; decode(sample, slot) then runs on the pool, concurrently with the
+// hardware submission. decode must not throw: its outcome is the caller's to keep.
+struct HostDecode {
+  std::function<void(std::span<const int> samples)> prepare;
+  std::function<void(int sample, int slot)> decode;
 };
 
 class NvjpegDecoder {
@@ -189,9 +204,11 @@ class NvjpegDecoder {
   // Decodes `batch` into the requests' destinations; results[i] describes batch[i].
   // `color` applies to the whole batch (one output format per hardware batch). `stream`: the
   // caller's CUDA stream (non-null). CPU work runs on `pool`, whose num_threads() must not
-  // exceed options().num_thread_states.
+  // exceed options().num_thread_states. With `host`, the samples that would take the hybrid path
+  // go to it instead and are reported as kHost.
   void decode(std::span<const DecodeRequest> batch, OutputColor color, ThreadPool& pool,
-              cuda::StreamHandle stream, std::span<DecodeResult> results);
+              cuda::StreamHandle stream, std::span<DecodeResult> results,
+              const HostDecode* host = nullptr);
 
   bool hardware_enabled() const;
   // "7 engines x 5 cores" or why the hardware decoder is off.

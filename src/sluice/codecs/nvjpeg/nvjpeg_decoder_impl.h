@@ -106,7 +106,7 @@ struct NvjpegDecoder::Impl {
 
   // --- one batch (nvjpeg_decode_batch.cc; parse_sample and route: nvjpeg_parse.cc) ---
   void decode(std::span<const DecodeRequest> batch, OutputColor color, ThreadPool& pool,
-              cuda::StreamHandle stream, std::span<DecodeResult> results);
+              cuda::StreamHandle stream, std::span<DecodeResult> results, const HostDecode* host);
   void begin_batch(std::span<const DecodeRequest> batch, OutputColor color,
                    std::span<DecodeResult> results);
   void parse_sample(int slot, int i);

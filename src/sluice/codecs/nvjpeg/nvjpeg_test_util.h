@@ -240,6 +240,9 @@ inline ::testing::AssertionResult stats_match(const NvjpegDecoderStats& before,
       case DecodeRoute::kGpuHybrid:
         ++want.gpu_hybrid;
         break;
+      case DecodeRoute::kHost:
+        ++want.host;
+        break;
       case DecodeRoute::kFallback:
         ++want.fallback;
         break;
@@ -253,24 +256,26 @@ inline ::testing::AssertionResult stats_match(const NvjpegDecoderStats& before,
             d(after.hardware, before.hardware) == want.hardware &&
             d(after.hybrid, before.hybrid) == want.hybrid &&
             d(after.gpu_hybrid, before.gpu_hybrid) == want.gpu_hybrid &&
+            d(after.host, before.host) == want.host &&
             d(after.fallback, before.fallback) == want.fallback &&
             d(after.failed, before.failed) == want.failed &&
-            after.hardware + after.hybrid + after.gpu_hybrid + after.fallback + after.failed ==
+            after.hardware + after.hybrid + after.gpu_hybrid + after.host + after.fallback +
+                    after.failed ==
                 after.samples;
   if (ok) return ::testing::AssertionSuccess();
   return ::testing::AssertionFailure()
          << "stats do not add up: samples " << after.samples << " (+" << results.size()
          << " expected), hw " << after.hardware << ", hybrid " << after.hybrid << ", gpu-hybrid "
-         << after.gpu_hybrid << ", fallback " << after.fallback << ", failed " << after.failed
-         << "; this batch's results: hw " << want.hardware << ", hybrid " << want.hybrid
-         << ", gpu-hybrid " << want.gpu_hybrid << ", fallback " << want.fallback << ", failed "
-         << want.failed;
+         << after.gpu_hybrid << ", host " << after.host << ", fallback " << after.fallback
+         << ", failed " << after.failed << "; this batch's results: hw " << want.hardware
+         << ", hybrid " << want.hybrid << ", gpu-hybrid " << want.gpu_hybrid << ", host "
+         << want.host << ", fallback " << want.fallback << ", failed " << want.failed;
 }
 
 inline std::string stats_line(const NvjpegDecoderStats& s) {
   return make_string("batches ", s.batches, ", samples ", s.samples, ": hw ", s.hardware,
-                     ", hybrid ", s.hybrid, ", gpu-hybrid ", s.gpu_hybrid, ", fallback ",
-                     s.fallback, ", failed ", s.failed, ", hw batch failures ",
+                     ", hybrid ", s.hybrid, ", gpu-hybrid ", s.gpu_hybrid, ", host ", s.host,
+                     ", fallback ", s.fallback, ", failed ", s.failed, ", hw batch failures ",
                      s.hardware_batch_failures);
 }
 

@@ -31,6 +31,10 @@ OpSchema decoder_schema(const std::string& name, const std::string& doc) {
            "Accepted for compatibility; Sluice always decodes with the exact integer IDCT.")
       .arg("hw_decoder_load", ArgType::kFloat, 0.7,
            "Mixed decoder: share of each batch for the hardware JPEG decoder.")
+      .enum_arg("rest_decoder", {"nvjpeg", "cpu"}, "nvjpeg",
+                "Mixed decoder: what decodes the share the hardware decoder does not take. "
+                "'nvjpeg': nvJPEG's hybrid path (CPU Huffman, GPU IDCT), as DALI. 'cpu': the CPU "
+                "decoder on the pipeline's threads, then a copy up; no CUDA call per image.")
       .arg("hybrid_huffman_threshold", ArgType::kInt, int64_t{1000000},
            "Mixed decoder: images above this many pixels decode their Huffman data on the GPU.")
       .arg("device_memory_padding", ArgType::kInt, int64_t{16} << 20,

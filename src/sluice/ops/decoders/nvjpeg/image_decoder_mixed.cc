@@ -3,13 +3,15 @@
 //
 // Per batch: headers are read on the CPU (the same windows as the CPU decoder: same RNG, same
 // rules); JPEGs go to the nvJPEG engine (hardware engines for a share of the batch, hybrid
-// CPU-Huffman/GPU-IDCT for the rest), with the crop as a region of interest; whatever nvJPEG
-// cannot decode (other formats, arithmetic coding, CMYK, YCbCr/ANY_DATA output, non-UINT8 types)
-// is decoded by the CPU codec into pinned memory and copied up. EXIF orientation is applied on
+// CPU-Huffman/GPU-IDCT for the rest, or with rest_decoder="cpu" the CPU codec for the rest),
+// with the crop as a region of interest; whatever nvJPEG cannot decode (other formats,
+// arithmetic coding, CMYK, YCbCr/ANY_DATA output, non-UINT8 types) is decoded by the CPU codec
+// into pinned memory and copied up. EXIF orientation is applied on
 // the GPU after decoding. Everything is ordered on the pipeline's stream.
 
 #include <chrono>
 #include <cstring>
+#include <optional>
 
 #include "sluice/codecs/jpeg_structure.h"
 #include "sluice/codecs/nvjpeg/nvjpeg_decoder.h"
@@ -32,6 +34,7 @@ class ImageDecoderMixed : public Operator {
     o.num_thread_states = ctx.num_slots;
     o.hw_decoder_load = spec_.arg<float>("hw_decoder_load");
     o.hybrid_huffman_threshold = spec_.arg<int64_t>("hybrid_huffman_threshold");
+    rest_on_cpu_ = spec_.arg<std::string>("rest_decoder") == "cpu";
     o.device_memory_padding = static_cast<size_t>(spec_.arg<int64_t>("device_memory_padding"));
     o.host_memory_padding = static_cast<size_t>(spec_.arg<int64_t>("host_memory_padding"));
     o.preallocate_width_hint = spec_.arg<int>("preallocate_width_hint");
@@ -137,9 +140,26 @@ class ImageDecoderMixed : public Operator {
       r.dst_bytes = out.sample_bytes(i);
     }
     std::vector<nvjpeg::DecodeResult> results(requests.size());
+    // rest_decoder="cpu": what the hardware decoder does not take goes to the CPU codec, on
+    // the pool while the hardware sub-batch is submitted (nvJPEG's requests index gpu_samples).
+    std::optional<CpuBatch> host_batch;
+    std::vector<int> host_page(gpu_samples.size(), -1);
+    auto host_prepare = [&](std::span<const int> ks) {
+      std::vector<int> samples;
+      for (int k : ks) {
+        host_page[k] = static_cast<int>(samples.size());
+        samples.push_back(gpu_samples[k]);
+      }
+      host_batch = begin_cpu(std::move(samples), out);
+    };
+    auto host_decode = [&](int k, int thread) {
+      decode_cpu(ws, *host_batch, host_page[k], thread, info, params, out);
+    };
+    const nvjpeg::HostDecode host{host_prepare, host_decode};
     const auto t_decode = Clock::now();
     if (!requests.empty()) {
-      decoder_->decode(requests, nv_color_, *ws.context().pool, ws.stream(), results);
+      decoder_->decode(requests, nv_color_, *ws.context().pool, ws.stream(), results,
+                       rest_on_cpu_ ? &host : nullptr);
     }
     const auto t_after = Clock::now();
     std::vector<int> rotate;
@@ -148,6 +168,8 @@ class ImageDecoderMixed : public Operator {
       if (results[k].route == nvjpeg::DecodeRoute::kFallback) {
         fallback.push_back(i);
         raw_offset[i] = SIZE_MAX;
+      } else if (results[k].route == nvjpeg::DecodeRoute::kHost) {
+        raw_offset[i] = SIZE_MAX;  // the CPU codec turned it upright
       } else if (results[k].out_of_memory) {
         throw OutOfMemory("nvJPEG: " + results[k].message);
       } else if (results[k].route == nvjpeg::DecodeRoute::kError) {
@@ -157,9 +179,20 @@ class ImageDecoderMixed : public Operator {
       }
     }
     fallback_count_ += static_cast<int64_t>(fallback.size());
+    if (host_batch) {
+      host_count_ += static_cast<int64_t>(host_batch->samples.size());
+      finish_cpu(ws, *host_batch, bad, errors, out);
+    }
 
-    // 3. The CPU codec for the rest, into pinned staging, then up to the device.
-    if (!fallback.empty()) decode_on_cpu(ws, fallback, info, params, bad, errors, out);
+    // 3. The CPU codec for what nvJPEG could not take, into pinned staging, then up.
+    if (!fallback.empty()) {
+      CpuBatch b = begin_cpu(std::move(fallback), out);
+      ws.context().pool->parallel_for(
+          static_cast<int64_t>(b.samples.size()),
+          [&](int64_t k, int thread) { decode_cpu(ws, b, k, thread, info, params, out); },
+          ws.caller_slot());
+      finish_cpu(ws, b, bad, errors, out);
+    }
 
     // 4. EXIF orientation on the GPU.
     if (!rotate.empty()) {
@@ -208,7 +241,8 @@ class ImageDecoderMixed : public Operator {
             {"hardware_decoded", s.hardware},
             {"hybrid_decoded", s.hybrid},
             {"gpu_hybrid_decoded", s.gpu_hybrid},
-            {"cpu_decoded", fallback_count_.load()},
+            {"cpu_decoded", fallback_count_.load() + host_count_.load()},
+            {"cpu_fallback", fallback_count_.load()},
             {"nvjpeg_parse_ms", s.parse_ms},
             {"nvjpeg_decode_ms", s.decode_ms},
             {"nvjpeg_hardware_submit_ms", s.hardware_submit_ms},
@@ -225,69 +259,81 @@ class ImageDecoderMixed : public Operator {
     return args_.adjust_orientation ? info[i].orientation : 1;
   }
 
-  // Decodes `samples` with the CPU codec into a pinned page and copies each to its place in
-  // `out`. Two pages alternate; a page is refilled only after its previous copies completed.
-  void decode_on_cpu(Workspace& ws, const std::vector<int>& samples,
-                     const std::vector<codecs::ImageInfo>& info,
-                     const std::vector<codecs::DecodeParams>& params, std::vector<char>& bad,
-                     std::vector<std::string>& errors, TensorList& out) {
-    const TensorList& in = ws.input(0);
-    Page& page = pages_[next_page_];
-    next_page_ ^= 1;
-    if (page.used) page.done.synchronize();
-    std::vector<Shape> shapes;
-    for (int i : samples) shapes.push_back(out.shape(i));
-    page.data.resize(shapes, out.dtype());
-    ThreadPool& pool = *ws.context().pool;
-    std::vector<std::exception_ptr> failure(samples.size());
-    pool.parallel_for(
-        static_cast<int64_t>(samples.size()),
-        [&](int64_t k, int thread) {
-          const int i = samples[k];
-          try {
-            void* dst = page.data.raw_sample(static_cast<int>(k));
-            if (args_.dtype != DType::kFloat32) {
-              codecs::decode_image(in.sample<uint8_t>(i), in.sample_bytes(i), info[i], params[i],
-                                   *scratch_[thread], dst);
-              return;
-            }
-            auto& tmp = staging_[thread];
-            tmp.resize(static_cast<size_t>(volume(out.shape(i))));
-            codecs::decode_image(in.sample<uint8_t>(i), in.sample_bytes(i), info[i], params[i],
-                                 *scratch_[thread], tmp.data());
-            auto* f = static_cast<float*>(dst);
-            for (size_t e = 0; e < tmp.size(); ++e) f[e] = tmp[e] * (1.0f / 255.0f);
-          } catch (...) {
-            failure[k] = std::current_exception();
-          }
-        },
-        ws.caller_slot());
-    for (size_t k = 0; k < samples.size(); ++k) {
-      const int i = samples[k];
-      if (failure[k]) {
-        try {
-          std::rethrow_exception(failure[k]);
-        } catch (const DecodeError& e) {
-          if (!args_.skip_bad) rethrow_with_context(failure[k], ws.sample_context(i));
-          bad[i] = 1;
-          errors[i] = ws.sample_context(i) + ": " + e.what();
-          continue;
-        }
-      }
-      cuda::memcpy_async(out.raw_sample(i), page.data.raw_sample(static_cast<int>(k)),
-                         out.sample_bytes(i), ws.stream());
-    }
-    page.done.record(ws.stream());
-    page.used = true;
-  }
-
   struct Page {
     TensorList data{MemoryKind::kPinned};
     cuda::Event done;
     bool used = false;
   };
 
+  // The CPU codec's share of a batch: decoded into a pinned page on the pool, then copied up.
+  // Two pages alternate; a page is refilled only after its previous copies completed.
+  struct CpuBatch {
+    std::vector<int> samples;  // operator sample indices, in page order
+    std::vector<std::exception_ptr> failure;
+    Page* page = nullptr;
+  };
+
+  CpuBatch begin_cpu(std::vector<int> samples, const TensorList& out) {
+    CpuBatch b;
+    b.page = &pages_[next_page_];
+    next_page_ ^= 1;
+    if (b.page->used) b.page->done.synchronize();
+    std::vector<Shape> shapes;
+    for (int i : samples) shapes.push_back(out.shape(i));
+    b.page->data.resize(shapes, out.dtype());
+    b.failure.assign(samples.size(), nullptr);
+    b.samples = std::move(samples);
+    return b;
+  }
+
+  // Decodes page entry k (never throws: the failure is kept for finish_cpu).
+  void decode_cpu(Workspace& ws, CpuBatch& b, size_t k, int thread,
+                  const std::vector<codecs::ImageInfo>& info,
+                  const std::vector<codecs::DecodeParams>& params, const TensorList& out) {
+    const TensorList& in = ws.input(0);
+    const int i = b.samples[k];
+    try {
+      void* dst = b.page->data.raw_sample(static_cast<int>(k));
+      if (args_.dtype != DType::kFloat32) {
+        codecs::decode_image(in.sample<uint8_t>(i), in.sample_bytes(i), info[i], params[i],
+                             *scratch_[thread], dst);
+        return;
+      }
+      auto& tmp = staging_[thread];
+      tmp.resize(static_cast<size_t>(volume(out.shape(i))));
+      codecs::decode_image(in.sample<uint8_t>(i), in.sample_bytes(i), info[i], params[i],
+                           *scratch_[thread], tmp.data());
+      auto* f = static_cast<float*>(dst);
+      for (size_t e = 0; e < tmp.size(); ++e) f[e] = tmp[e] * (1.0f / 255.0f);
+    } catch (...) {
+      b.failure[k] = std::current_exception();
+    }
+  }
+
+  // Reports the failures (or marks them bad for on_error="skip") and copies the rest up.
+  void finish_cpu(Workspace& ws, CpuBatch& b, std::vector<char>& bad,
+                  std::vector<std::string>& errors, TensorList& out) {
+    for (size_t k = 0; k < b.samples.size(); ++k) {
+      const int i = b.samples[k];
+      if (b.failure[k]) {
+        try {
+          std::rethrow_exception(b.failure[k]);
+        } catch (const DecodeError& e) {
+          if (!args_.skip_bad) rethrow_with_context(b.failure[k], ws.sample_context(i));
+          bad[i] = 1;
+          errors[i] = ws.sample_context(i) + ": " + e.what();
+          continue;
+        }
+      }
+      cuda::memcpy_async(out.raw_sample(i), b.page->data.raw_sample(static_cast<int>(k)),
+                         out.sample_bytes(i), ws.stream());
+    }
+    b.page->done.record(ws.stream());
+    b.page->used = true;
+  }
+
   DecoderArgs args_;
+  bool rest_on_cpu_ = false;
   bool gpu_color_ = false;
   nvjpeg::OutputColor nv_color_ = nvjpeg::OutputColor::kRGB;
   std::unique_ptr<nvjpeg::NvjpegDecoder> decoder_;
@@ -298,7 +344,8 @@ class ImageDecoderMixed : public Operator {
   Buffer raw_{MemoryKind::kDevice};
   std::unique_ptr<cuda::ParamUpload> transforms_;
   std::atomic<int64_t> skipped_{0};
-  std::atomic<int64_t> fallback_count_{0};
+  std::atomic<int64_t> fallback_count_{0};  // what nvJPEG could not take
+  std::atomic<int64_t> host_count_{0};      // rest_decoder="cpu"
   // Cumulative ms: headers, windows and outputs; the nvJPEG decode() call; fallback, orientation
   // and skipping. Divided by nvjpeg_batches they show the operator's time per batch.
   std::atomic<double> prepare_ms_{0}, decode_call_ms_{0}, finish_ms_{0};
