@@ -4,10 +4,10 @@
     torchrun --nproc_per_node=2 examples/imagenet/train.py DATA --loader sluice-gpu
 
 DATA holds train/ and val/ (one sub-folder per class each), or class folders directly (then it
-serves both). Loaders: sluice-gpu (nvJPEG decoding and GPU augmentation), sluice-cpu (decoding
-and augmentation on CPU threads, normalisation on the GPU by the iterator's prefetcher),
-torchvision (DataLoader with worker processes), synthetic (random data already on the GPU: the
-ceiling). bf16 autocast and channels_last; DDP under torchrun. Prints images/s and loss/accuracy
+serves both). Loaders: sluice-gpu (the GPU pipeline: the mixed decoder, then resizing, flipping
+and normalisation on the GPU), sluice-cpu (decoding and augmentation on CPU threads,
+normalisation on the GPU by the iterator's prefetcher), torchvision (DataLoader with worker
+processes), synthetic (random data already on the GPU: the ceiling). bf16 autocast and channels_last; DDP under torchrun. Prints images/s and loss/accuracy
 per epoch. --iters N limits each epoch to N steps (for tests); --find-max-batch searches the
 largest batch the model trains with next to the loader.
 """
@@ -36,13 +36,23 @@ def parse_args(argv=None):
     p.add_argument("--epochs", type=int, default=1)
     p.add_argument("--workers", type=int, default=None,
                    help="Sluice threads or DataLoader worker processes (per process); default: "
-                        "all cores, but at most 8 for sluice-gpu")
+                        "all cores")
     p.add_argument("--lr", type=float, default=0.1, help="for a global batch of 256")
     p.add_argument("--iters", type=int, default=0, help="steps per epoch (0: the whole epoch)")
     p.add_argument("--no-val", action="store_true", help="skip validation")
-    p.add_argument("--prefetch", type=int, default=2, help="Sluice prefetch_queue_depth")
-    p.add_argument("--hw-decoder-load", type=float, default=0.9,
+    p.add_argument("--prefetch", type=int, default=None,
+                   help="Sluice prefetch_queue_depth (default: 3 for sluice-gpu, else 2)")
+    # Training's defaults differ from the decoder's: nvJPEG's CUDA calls (about 4 per image on
+    # the hardware engines, 7 on the hybrid path) slow down the training loop's own kernel
+    # launches, while the CPU decoder makes none. On the H100 hosts (16 cores), ResNet-18 got
+    # 95-99% of the synthetic ceiling decoding all on the CPU threads, about 90% with 15% on
+    # the hardware, 75-82% with nvJPEG's hybrid path and 90% on the hardware (bench/RESULTS.md
+    # section 4).
+    p.add_argument("--hw-decoder-load", type=float, default=0.0,
                    help="sluice-gpu: share of each batch for the hardware JPEG decoder")
+    p.add_argument("--rest-decoder", default="cpu", choices=["nvjpeg", "cpu"],
+                   help="sluice-gpu: what decodes the rest: the CPU decoder, or nvJPEG's hybrid "
+                        "path (DALI's choice)")
     p.add_argument("--no-channels-last", action="store_true")
     p.add_argument("--no-bf16", action="store_true")
     p.add_argument("--find-max-batch", action="store_true",
@@ -50,11 +60,9 @@ def parse_args(argv=None):
     p.add_argument("--json", help="append the results as a JSON line to this file")
     args = p.parse_args(argv)
     if args.workers is None:
-        # The GPU pipeline needs CPU threads only for parsing and the hybrid decoder's share;
-        # more of them compete with the training loop (H100, ResNet-18: 9.8k images/s with 8
-        # threads, 8.9-9.5k with 16; bench/RESULTS.md section 4).
-        cores = os.cpu_count() or 4
-        args.workers = min(cores, 8) if args.loader == "sluice-gpu" else cores
+        args.workers = os.cpu_count() or 4
+    if args.prefetch is None:  # one more batch in flight evens out the CPU decoder's pace
+        args.prefetch = 3 if args.loader == "sluice-gpu" else 2
     return args
 
 
@@ -81,7 +89,8 @@ def sluice_loader(folder, args, rank, world, device, train):
                                         random_shuffle=train, pad_last_batch=True, name="Reader")
         dev = "mixed" if gpu else "cpu"
         if train:
-            hw = {"hw_decoder_load": args.hw_decoder_load} if gpu else {}
+            hw = ({"hw_decoder_load": args.hw_decoder_load, "rest_decoder": args.rest_decoder}
+                  if gpu else {})
             images = fn.decoders.image_random_crop(jpegs, device=dev, output_type=types.RGB, **hw)
             images = fn.resize(images, resize_x=224, resize_y=224)
             flip = fn.random.coin_flip(probability=0.5)
