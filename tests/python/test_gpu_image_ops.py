@@ -111,10 +111,11 @@ def cpu_decodable(paths):
     return ok
 
 
-def test_rest_decoder_cpu_gives_the_cpu_decoders_pixels(shared_data):
-    """rest_decoder="cpu" with no hardware share: every image goes through the CPU codec on the
-    pool while nvJPEG routes the batch, so the output equals the CPU decoder's exactly (crop
-    windows, EXIF orientation and all)."""
+@pytest.mark.parametrize("load", [0.0, 0.5])
+def test_rest_decoder_cpu_gives_the_cpu_decoders_pixels(shared_data, load):
+    """rest_decoder="cpu": what the hardware does not take goes through the CPU codec, so it
+    equals the CPU decoder's output exactly (crop windows, EXIF orientation and all); with no
+    hardware share that is every image. The hardware's images differ by IDCT rounding only."""
     paths = cpu_decodable(jpegs(shared_data))
     arrays = [np.frombuffer(p.read_bytes(), np.uint8) for p in paths]
 
@@ -125,15 +126,24 @@ def test_rest_decoder_cpu_gives_the_cpu_decoders_pixels(shared_data):
                                                  device=device, seed=5, name="Decoder", **kw)
         return p()
 
-    c, p = pipe("cpu"), pipe("mixed", rest_decoder="cpu", hw_decoder_load=0.0)
-    for _ in range(2):  # the second batch uses the other pinned page
+    c, p = pipe("cpu"), pipe("mixed", rest_decoder="cpu", hw_decoder_load=load)
+    exact = total = 0
+    for _ in range(4):  # both pinned pages; at 0.5 the hardware is ready after the first batches
         cpu, gpu = c.run()[0], p.run()[0].as_cpu()
         for i in range(len(arrays)):
-            np.testing.assert_array_equal(np.asarray(gpu.at(i)), np.asarray(cpu.at(i)),
-                                          err_msg=str(paths[i]))
+            a, b = np.asarray(gpu.at(i)), np.asarray(cpu.at(i))
+            assert a.shape == b.shape, paths[i]
+            d = np.abs(a.astype(int) - b.astype(int))
+            exact += int(d.max(initial=0) == 0)
+            total += 1
+            tiny = min(b.shape[:2]) < 16  # mostly edge, where the upsamplers differ most
+            assert d.max(initial=0) == 0 or (load > 0 and (tiny or d.mean() < 2.5)), paths[i]
     stats = p.executor_statistics()["Decoder"]
-    assert stats["cpu_decoded"] >= 2 * len(arrays)  # and the batches prefetched since
-    assert stats["hybrid_decoded"] == stats["gpu_hybrid_decoded"] == stats["hardware_decoded"] == 0
+    assert stats["hybrid_decoded"] == stats["gpu_hybrid_decoded"] == 0
+    if load == 0:
+        assert stats["cpu_decoded"] >= total and stats["hardware_decoded"] == 0
+    else:  # at most half plus one engine's cores goes to the hardware
+        assert exact >= 0.4 * total and stats["cpu_decoded"] > 0
 
 
 def test_rest_decoder_cpu_names_a_bad_file(shared_data):

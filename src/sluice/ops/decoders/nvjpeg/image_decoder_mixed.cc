@@ -110,9 +110,12 @@ class ImageDecoderMixed : public Operator {
     std::vector<int> gpu_samples, fallback;
     std::vector<size_t> raw_offset(n, SIZE_MAX);
     size_t raw_bytes = 0;
+    // rest_decoder="cpu" without a hardware share leaves nvJPEG nothing: the CPU codec takes
+    // the whole batch, in order, so that its copies up merge (finish_cpu).
+    const bool all_on_cpu = rest_on_cpu_ && !decoder_->hardware_enabled();
     for (int i = 0; i < n; ++i) {
       if (bad[i]) continue;
-      if (!gpu_color_ || info[i].format != codecs::ImageFormat::kJpeg) {
+      if (all_on_cpu || !gpu_color_ || info[i].format != codecs::ImageFormat::kJpeg) {
         fallback.push_back(i);
         continue;
       }
@@ -178,7 +181,7 @@ class ImageDecoderMixed : public Operator {
         rotate.push_back(i);
       }
     }
-    fallback_count_ += static_cast<int64_t>(fallback.size());
+    (all_on_cpu ? host_count_ : fallback_count_) += static_cast<int64_t>(fallback.size());
     if (host_batch) {
       host_count_ += static_cast<int64_t>(host_batch->samples.size());
       finish_cpu(ws, *host_batch, bad, errors, out);
@@ -313,6 +316,9 @@ class ImageDecoderMixed : public Operator {
   // Reports the failures (or marks them bad for on_error="skip") and copies the rest up.
   void finish_cpu(Workspace& ws, CpuBatch& b, std::vector<char>& bad,
                   std::vector<std::string>& errors, TensorList& out) {
+    char* run_dst = nullptr;
+    const char* run_src = nullptr;
+    size_t run_bytes = 0;
     for (size_t k = 0; k < b.samples.size(); ++k) {
       const int i = b.samples[k];
       if (b.failure[k]) {
@@ -325,9 +331,19 @@ class ImageDecoderMixed : public Operator {
           continue;
         }
       }
-      cuda::memcpy_async(out.raw_sample(i), b.page->data.raw_sample(static_cast<int>(k)),
-                         out.sample_bytes(i), ws.stream());
+      // Samples next to each other in both the page and the output go up in one copy.
+      auto* dst = static_cast<char*>(out.raw_sample(i));
+      auto* src = static_cast<const char*>(b.page->data.raw_sample(static_cast<int>(k)));
+      if (run_bytes > 0 && dst == run_dst + run_bytes && src == run_src + run_bytes) {
+        run_bytes += out.sample_bytes(i);
+        continue;
+      }
+      if (run_bytes > 0) cuda::memcpy_async(run_dst, run_src, run_bytes, ws.stream());
+      run_dst = dst;
+      run_src = src;
+      run_bytes = out.sample_bytes(i);
     }
+    if (run_bytes > 0) cuda::memcpy_async(run_dst, run_src, run_bytes, ws.stream());
     b.page->done.record(ws.stream());
     b.page->used = true;
   }
