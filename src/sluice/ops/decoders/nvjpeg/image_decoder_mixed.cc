@@ -6,8 +6,8 @@
 // CPU-Huffman/GPU-IDCT for the rest, or with rest_decoder="cpu" the CPU codec for the rest),
 // with the crop as a region of interest; whatever nvJPEG cannot decode (other formats,
 // arithmetic coding, CMYK, YCbCr/ANY_DATA output, non-UINT8 types) is decoded by the CPU codec
-// into pinned memory and copied up. EXIF orientation is applied on
-// the GPU after decoding. Everything is ordered on the pipeline's stream.
+// into pinned memory and copied up. EXIF orientation is applied on the GPU after decoding.
+// Everything is ordered on the pipeline's stream.
 
 #include <chrono>
 #include <cstring>
