@@ -110,10 +110,12 @@ def main():
         r = run(args.data, args.batch, t, load, args.batches, args.depth, lanes, thr,
                 args.decoder, rest)
         rows.append(r)
-        print(f"threads {t:2d} lanes {lanes} huffman threshold {thr} rest {rest} hw_load {load:4.2f}: "
+        print(f"threads {t:2d} lanes {lanes} huffman threshold {thr} rest {rest} "
+              f"hw_load {load:4.2f}: "
               f"{r['images_per_s']:8,.0f} img/s, build {r['build_s']:.2f} s, first batch "
               f"{r['first_batch_s']:.2f} s, hw share "
-              f"{r['hw_share']:.2f}, cpu share {r['cpu_share']:.2f}, device {r['device_reserved_mb']:.0f} MB reserved / "
+              f"{r['hw_share']:.2f}, cpu share {r['cpu_share']:.2f}, device "
+              f"{r['device_reserved_mb']:.0f} MB reserved / "
               f"{r['device_peak_in_use_mb']:.0f} MB peak in use, cudaMalloc in steady state: "
               f"{r['cudaMalloc_calls_in_steady_state']}, per op ms {r['per_op_ms']}, nvJPEG phases "
               f"{r['nvjpeg_ms_per_batch']}, operator phases {r['operator_ms_per_batch']}", flush=True)

@@ -7,9 +7,10 @@ DATA holds train/ and val/ (one sub-folder per class each), or class folders dir
 serves both). Loaders: sluice-gpu (the GPU pipeline: the mixed decoder, then resizing, flipping
 and normalisation on the GPU), sluice-cpu (decoding and augmentation on CPU threads,
 normalisation on the GPU by the iterator's prefetcher), torchvision (DataLoader with worker
-processes), synthetic (random data already on the GPU: the ceiling). bf16 autocast and channels_last; DDP under torchrun. Prints images/s and loss/accuracy
-per epoch. --iters N limits each epoch to N steps (for tests); --find-max-batch searches the
-largest batch the model trains with next to the loader.
+processes), synthetic (random data already on the GPU: the ceiling). bf16 autocast and
+channels_last; DDP under torchrun. Prints images/s and loss/accuracy per epoch. --iters N limits
+each epoch to N steps (for tests); --find-max-batch searches the largest batch the model trains
+with next to the loader.
 """
 
 import argparse
@@ -89,9 +90,10 @@ def sluice_loader(folder, args, rank, world, device, train):
                                         random_shuffle=train, pad_last_batch=True, name="Reader")
         dev = "mixed" if gpu else "cpu"
         if train:
-            hw = ({"hw_decoder_load": args.hw_decoder_load, "rest_decoder": args.rest_decoder}
-                  if gpu else {})
-            images = fn.decoders.image_random_crop(jpegs, device=dev, output_type=types.RGB, **hw)
+            mixed = ({"hw_decoder_load": args.hw_decoder_load, "rest_decoder": args.rest_decoder}
+                     if gpu else {})
+            images = fn.decoders.image_random_crop(jpegs, device=dev, output_type=types.RGB,
+                                                   **mixed)
             images = fn.resize(images, resize_x=224, resize_y=224)
             flip = fn.random.coin_flip(probability=0.5)
         else:
