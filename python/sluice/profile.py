@@ -2,7 +2,7 @@
 
     print(pipe.bottleneck_report())
 
-Reads the executor's statistics: how busy each stage (CPU; mixed + GPU) was, how long the
+Reads the executor's statistics: how busy each stage (CPU; mixed and GPU) was, how long the
 consumer waited for batches, and which operator dominates the busiest stage.
 """
 
@@ -30,7 +30,10 @@ def bottleneck_report(pipe):
     ps = pipe._backend.pipeline_statistics()
     wall = ps["wall_time_s"] or 1e-9
     waited = ps["consumer_wait_s"] / wall  # share of the time the consumer sat idle
-    busy = {"cpu": ps["cpu_stage_busy_s"] / wall, "gpu": ps["gpu_stage_busy_s"] / wall}
+    # The mixed and GPU operators run on one thread or, when a graph has both, on one each: the
+    # GPU side is as busy as the busier of the two.
+    busy = {"cpu": ps["cpu_stage_busy_s"] / wall,
+            "gpu": max(ps["mixed_stage_busy_s"], ps["gpu_stage_busy_s"]) / wall}
     lines = [f"{'operator':32s} {'device':6s} {'ms/batch':>9s} {'share':>6s} {'memory MB':>10s}"]
     stage_total = {"cpu": 0.0, "gpu": 0.0}
     for name, s in stats.items():

@@ -160,6 +160,35 @@ def test_rest_decoder_cpu_names_a_bad_file(shared_data):
         p().run()
 
 
+def test_mixed_stage_runs_ahead_of_the_gpu_stage_without_mixing_batches(shared_data):
+    """The mixed decoder has its own thread, a batch ahead of the GPU operators, and its outputs
+    alternate between two buffers (Note [Mixed thread]): over batches of varying crop sizes
+    across an epoch boundary, each batch equals the CPU pipeline's for the same iteration."""
+    files = [str(p.relative_to(shared_data)) for p in cpu_decodable(jpegs(shared_data))]
+    mean, std = [0.485 * 255, 0.456 * 255, 0.406 * 255], [0.229 * 255, 0.224 * 255, 0.225 * 255]
+
+    def pipe(device):
+        @pipeline_def(batch_size=8, num_threads=4, device_id=0, seed=3, prefetch_queue_depth=3)
+        def p():
+            enc, labels = fn.readers.file(file_root=str(shared_data), files=files,
+                                          random_shuffle=True, seed=7)
+            mixed = dict(device="mixed", rest_decoder="cpu", hw_decoder_load=0.0)
+            img = fn.decoders.image_random_crop(enc, seed=5, **(mixed if device == "gpu" else {}))
+            small = fn.resize(img, size=(64, 48), device=device)
+            out = fn.crop_mirror_normalize(small, mean=mean, std=std, device=device,
+                                           mirror=fn.random.coin_flip(seed=1))
+            return small, out, labels
+        return p()
+
+    cpu, gpu = pipe("cpu"), pipe("gpu")
+    for it in range(len(files) // 8 + 3):
+        c, g = cpu.run(), gpu.run()
+        np.testing.assert_array_equal(np.asarray(c[2]), np.asarray(g[2]))
+        for k, atol in ((0, 1), (1, 1.01 / (0.224 * 255))):  # resize within 1 grey level
+            a, b = np.asarray(c[k]).astype(np.float32), np.asarray(g[k].as_cpu()).astype(np.float32)
+            assert np.abs(a - b).max() <= atol, f"iteration {it}, output {k}"
+
+
 def random_images(rng, n, channels=3):
     return [rng.integers(1, 256, (int(rng.integers(20, 400)), int(rng.integers(20, 400)), channels),
                          np.uint8) for _ in range(n)]

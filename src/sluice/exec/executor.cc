@@ -60,12 +60,26 @@ Executor::Executor(CompiledGraph graph, ExecutorParams params)
   if (!params_.pipelined) params_.cpu_queue_depth = params_.gpu_queue_depth = 1;
   first_gpu_op_ = graph_.first_gpu_stage_op();
   const int n = static_cast<int>(graph_.ops.size());
+  gpu_only_op_ = n;
   if (has_gpu_stage()) {
     SLUICE_CHECK(params_.device_id >= 0, InvalidArgument, graph_.ops[first_gpu_op_].describe(),
                  " needs a GPU but the pipeline has device_id=None");
     cuda::require_device(params_.device_id);
     stream_ = cuda::PooledStream(params_.device_id, params_.stream_priority);
+    int k = first_gpu_op_;  // stages are in order: the mixed ops, then the GPU ops
+    while (k < n && graph_.ops[k].device == OpDevice::kMixed) ++k;
+    split_mixed_ = params_.pipelined && k > first_gpu_op_ && k < n;
+    if (split_mixed_) gpu_only_op_ = k;
   }
+  if (split_mixed_) {
+    mixed_stream_ = cuda::PooledStream(params_.device_id, params_.stream_priority);
+    for (int k = 0; k < params_.gpu_queue_depth + 1; ++k)
+      mixed_done_.emplace_back(params_.device_id);
+    for (int k = 0; k < 2; ++k) consumed_.emplace_back(params_.device_id);
+  }
+  // The stage that frees a CPU slot is the last device stage: with a mixed thread, one more
+  // iteration is past the CPU stage, so the CPU stage gets one more slot to keep its lead.
+  cpu_limit_ = params_.cpu_queue_depth + (split_mixed_ ? 1 : 0);
 
   std::vector<int> affinity;
   if (params_.set_affinity) affinity = worker_affinity(params_.num_threads, params_.device_id);
@@ -84,6 +98,9 @@ Executor::Executor(CompiledGraph graph, ExecutorParams params)
     ctx.seed = operator_seed(params_.seed, i, spec.arg<int64_t>("seed"));
     ctx.pool = pool_.get();
     ctx.stream = spec.device == OpDevice::kCPU ? nullptr : stream_.get();
+    if (split_mixed_ && i < gpu_only_op_ && spec.device == OpDevice::kMixed) {
+      ctx.stream = mixed_stream_.get();
+    }
     SLUICE_ENFORCE(spec.device == OpDevice::kCPU || ctx.stream, "GPU stage without a stream");
     ops_.push_back(OperatorRegistry::instance().create(spec));
     op_stats_.push_back(std::make_unique<OpStats>());
@@ -104,7 +121,7 @@ Executor::Executor(CompiledGraph graph, ExecutorParams params)
       auto hints = spec.arg<std::vector<int64_t>>("bytes_per_sample_hint");
       for (size_t o = 0; o < spec.outputs.size(); ++o) {
         TensorList t(gpu ? MemoryKind::kDevice : MemoryKind::kHost, gpu ? params_.device_id : -1);
-        if (gpu) t.set_stream(stream_.get());
+        if (gpu) t.set_stream(contexts_[i].stream);
         int64_t hint = hints.size() == 1 ? hints[0] : (o < hints.size() ? hints[o] : 0);
         size_t per_sample = hint > 0 ? static_cast<size_t>(hint) : params_.bytes_per_sample;
         if (per_sample > 0) t.reserve(per_sample * params_.max_batch_size);
@@ -122,7 +139,7 @@ Executor::Executor(CompiledGraph graph, ExecutorParams params)
       shared_gpu_[i - first_gpu_op_].push_back(!is_output);
     }
   }
-  int cpu_ring = has_gpu_stage() ? params_.cpu_queue_depth : params_.cpu_queue_depth + 1;
+  int cpu_ring = has_gpu_stage() ? cpu_limit_ : cpu_limit_ + 1;
   for (int k = 0; k < cpu_ring; ++k) cpu_slots_.push_back(make_slot(0, first_gpu_op_));
   if (has_gpu_stage()) {
     for (int k = 0; k < params_.gpu_queue_depth + 1; ++k) {
@@ -139,7 +156,12 @@ Executor::~Executor() {
 void Executor::start_threads() {
   stop_ = false;
   cpu_thread_ = std::thread([this] { cpu_loop(); });
-  if (has_gpu_stage()) gpu_thread_ = std::thread([this] { gpu_loop(); });
+  if (split_mixed_) {
+    mixed_thread_ = std::thread([this] { device_loop(Part::kMixed); });
+    gpu_thread_ = std::thread([this] { device_loop(Part::kGpu); });
+  } else if (has_gpu_stage()) {
+    gpu_thread_ = std::thread([this] { device_loop(Part::kAll); });
+  }
 }
 
 void Executor::stop_threads() {
@@ -148,11 +170,13 @@ void Executor::stop_threads() {
     stop_ = true;
   }
   cv_.notify_all();
-  if (cpu_thread_.joinable()) cpu_thread_.join();
-  if (gpu_thread_.joinable()) gpu_thread_.join();
-  if (stream_.get()) {
+  for (std::thread* t : {&cpu_thread_, &mixed_thread_, &gpu_thread_}) {
+    if (t->joinable()) t->join();
+  }
+  for (const cuda::PooledStream* s : {&mixed_stream_, &stream_}) {
+    if (!s->get()) continue;
     try {
-      stream_.synchronize();
+      s->synchronize();
     } catch (...) {
     }
   }
@@ -164,13 +188,25 @@ bool Executor::can_start_cpu_locked() const {
       (cpu_inflight_ > 0 || gpu_busy_ > 0 || !outputs_.empty() || !held_.empty())) {
     return false;
   }
-  if (has_gpu_stage()) return cpu_inflight_ < params_.cpu_queue_depth;
+  if (has_gpu_stage()) return cpu_inflight_ < cpu_limit_;
   return static_cast<int>(outputs_.size() + held_.size()) < params_.cpu_queue_depth;
 }
 
-bool Executor::can_start_gpu_locked() const {
-  if (cpu_ready_.empty() || gpu_busy_) return false;
-  return static_cast<int>(outputs_.size() + held_.size()) < params_.gpu_queue_depth;
+bool Executor::can_start_device_locked(Part part) const {
+  const int published = static_cast<int>(outputs_.size() + held_.size());
+  switch (part) {
+    case Part::kAll:
+      return !cpu_ready_.empty() && !gpu_busy_ && published < params_.gpu_queue_depth;
+    case Part::kMixed:
+      // Two iterations at most past the CPU stage (the mixed intermediates have two buffer
+      // sets), and a free GPU slot: slots are used and freed in order, so the oldest is free
+      // when fewer than all of them are taken.
+      return !cpu_ready_.empty() && !mixed_busy_ && device_inflight_ < 2 &&
+             published + device_inflight_ < static_cast<int>(gpu_slots_.size());
+    case Part::kGpu:
+      return !mixed_ready_.empty() && !gpu_busy_;
+  }
+  return false;
 }
 
 void Executor::cpu_loop() {
@@ -254,36 +290,77 @@ void Executor::cpu_loop() {
   }
 }
 
-void Executor::gpu_loop() {
+// Note [Mixed thread]
+// The mixed decoder's batch ends in work that waits on the host (nvJPEG's hardware submission),
+// and while one thread also runs the GPU ops, that work pauses for them every batch. With a
+// mixed thread, the GPU thread runs iteration i's GPU ops while the mixed thread decodes i+1 on
+// its own stream. The GPU thread's stream waits for the mixed work of its iteration
+// (mixed_done_), and the mixed thread's stream, before writing a set of mixed intermediates
+// again, for the GPU ops that read it two iterations earlier (consumed_).
+void Executor::device_loop(Part part) {
   try {
     cuda::set_device(params_.device_id);
   } catch (...) {
   }
-  int64_t count = 0;
+  const bool takes_from_cpu = part != Part::kGpu;
+  const bool publishes = part != Part::kMixed;
+  const int first = part == Part::kGpu ? gpu_only_op_ : first_gpu_op_;
+  const int last = part == Part::kMixed ? gpu_only_op_ : static_cast<int>(ops_.size());
+  const int caller_slot = pool_->num_threads() + (part == Part::kGpu ? 2 : 1);
+  int& busy = part == Part::kMixed ? mixed_busy_ : gpu_busy_;
   for (;;) {
-    // 1. Wait for a finished CPU stage and room in the output queue.
-    int cpu_index;
+    // 1. Wait for an iteration from the previous stage and room for its results.
+    Handoff h;
     {
       std::unique_lock<std::mutex> lk(mu_);
-      cv_.wait(lk, [&] { return stop_ || can_start_gpu_locked(); });
+      cv_.wait(lk, [&] { return stop_ || can_start_device_locked(part); });
       if (stop_) return;
-      cpu_index = cpu_ready_.front();
-      cpu_ready_.pop_front();
-      ++gpu_busy_;
+      if (takes_from_cpu) {
+        h.cpu = cpu_ready_.front();
+        cpu_ready_.pop_front();
+        h.gpu = static_cast<int>(device_started_ % static_cast<int64_t>(gpu_slots_.size()));
+        gpu_slots_[h.gpu].seq = device_started_++;
+        ++device_inflight_;
+      } else {
+        h = mixed_ready_.front();
+        mixed_ready_.pop_front();
+      }
+      ++busy;
     }
-    Slot& cpu = cpu_slots_[cpu_index];
-    Slot& gpu = gpu_slots_[count++ % gpu_slots_.size()];
-    gpu.error = cpu.error;
+    Slot& cpu = cpu_slots_[h.cpu];
+    Slot& gpu = gpu_slots_[h.gpu];
+    if (takes_from_cpu) gpu.error = cpu.error;
 
-    // 2. Run the mixed and GPU stages on the pipeline stream.
+    // 2. Run this thread's ops on their stream.
     const auto stage_start = std::chrono::steady_clock::now();
     if (!gpu.error) {
       try {
-        run_stage(first_gpu_op_, static_cast<int>(ops_.size()), cpu, &gpu,
-                  pool_->num_threads() + 1);
+        const size_t set = static_cast<size_t>(gpu.seq % 2);
+        if (part == Part::kMixed) {
+          cuda::stream_wait_event(mixed_stream_.get(), consumed_[set].get());
+        } else if (part == Part::kGpu) {
+          cuda::stream_wait_event(stream_.get(), mixed_done_[h.gpu].get());
+        }
+        run_stage(first, last, cpu, &gpu, caller_slot);
+        if (part == Part::kMixed) {
+          mixed_done_[h.gpu].record(mixed_stream_.get());
+        } else if (part == Part::kGpu) {
+          consumed_[set].record(stream_.get());
+        }
       } catch (...) {
         gpu.error = std::current_exception();
       }
+    }
+    const uint64_t ns = elapsed_ns(stage_start);
+    if (!publishes) {
+      {
+        std::lock_guard<std::mutex> lk(mu_);
+        timing_.mixed_stage_ns += ns;
+        --busy;
+        mixed_ready_.push_back(h);
+      }
+      cv_.notify_all();
+      continue;
     }
 
     // 3. Publish; the CPU slot is free again.
@@ -296,8 +373,9 @@ void Executor::gpu_loop() {
     }
     {
       std::lock_guard<std::mutex> lk(mu_);
-      timing_.gpu_stage_ns += elapsed_ns(stage_start);
-      --gpu_busy_;
+      timing_.gpu_stage_ns += ns;
+      --busy;
+      --device_inflight_;
       --cpu_inflight_;
       if (out->error) failed_ = true;
       outputs_.push_back(std::move(out));
@@ -318,7 +396,9 @@ std::vector<TensorList*> Executor::io_outputs_of(int op, Slot& cpu, Slot* gpu) {
 TensorList& Executor::tensor(Slot& cpu, Slot* gpu, int op, int output) {
   if (op < first_gpu_op_) return cpu.outputs[op][output];
   const int k = op - first_gpu_op_;
-  return shared_gpu_[k][output] ? gpu_slots_[0].outputs[k][output] : gpu->outputs[k][output];
+  if (!shared_gpu_[k][output]) return gpu->outputs[k][output];
+  const size_t set = op < gpu_only_op_ && split_mixed_ ? static_cast<size_t>(gpu->seq % 2) : 0;
+  return gpu_slots_[set].outputs[k][output];
 }
 
 void Executor::run_stage(int first, int last, Slot& cpu, Slot* gpu, int caller_slot) {
@@ -361,7 +441,7 @@ void Executor::remap_before(int op, Slot& cpu, Slot* gpu, const std::vector<int>
   for (int i = 0; i < op; ++i) {
     for (TensorList* t : io_outputs_of(i, cpu, gpu)) {
       if (t->num_samples() == static_cast<int>(source.size()))
-        t->remap_samples(source, stream_.get());
+        t->remap_samples(source, contexts_[op].stream ? contexts_[op].stream : stream_.get());
     }
   }
   std::vector<SampleInfo> samples = cpu.batch.samples;
@@ -482,9 +562,10 @@ void Executor::reset() {
     outputs_.clear();
     held_.clear();
     cpu_ready_.clear();
+    mixed_ready_.clear();
     fed_.clear();
-    scheduled_ = cpu_next_ = produced_ = 0;
-    cpu_busy_ = gpu_busy_ = cpu_inflight_ = 0;
+    scheduled_ = cpu_next_ = produced_ = device_started_ = 0;
+    cpu_busy_ = mixed_busy_ = gpu_busy_ = cpu_inflight_ = device_inflight_ = 0;
     failed_ = broken_ = false;
     ++epoch_;
   }
@@ -527,6 +608,7 @@ nlohmann::json Executor::pipeline_statistics() const {
                 .count();
   return {{"wall_time_s", wall},
           {"cpu_stage_busy_s", timing_.cpu_stage_ns / 1e9},
+          {"mixed_stage_busy_s", timing_.mixed_stage_ns / 1e9},
           {"gpu_stage_busy_s", timing_.gpu_stage_ns / 1e9},
           {"consumer_wait_s", timing_.wait_ns / 1e9},
           {"num_threads", params_.num_threads},

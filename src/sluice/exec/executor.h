@@ -1,12 +1,15 @@
 #pragma once
-// The pipelined executor: runs a compiled graph in three stages (cpu -> mixed -> gpu) on two
-// stage threads, with bounded prefetch queues, a shared worker pool and one CUDA stream.
+// The pipelined executor: runs a compiled graph in three stages (cpu -> mixed -> gpu) on stage
+// threads, with bounded prefetch queues and a shared worker pool. The CPU stage has a thread;
+// the mixed and GPU stages share one, or, when the graph has both and the executor is
+// pipelined, have one each (Note [Mixed thread] in executor.cc).
 //
 //   schedule_run()   asks for one more iteration
 //   share_outputs()  returns the oldest finished iteration (blocks), raising its error if any
 //   release_outputs() gives the oldest shared iteration back
 //
-// The CPU stage of iteration i+1 overlaps the mixed/GPU stage of iteration i (exec_pipelined).
+// The CPU stage of iteration i+1 overlaps the mixed/GPU stage of iteration i (exec_pipelined),
+// and the mixed stage of i+1 overlaps the GPU stage of i.
 // Outputs share storage with the executor's buffers; buffers still referenced by the consumer
 // are never overwritten (TensorList copy-on-write), so outputs stay valid as long as they are
 // held. After an error the executor stops starting iterations; the consumer gets the finished
@@ -94,7 +97,13 @@ class Executor {
     std::vector<std::vector<TensorList>> outputs;  // [op][output] (this stage's ops only)
     BatchInfo batch;
     std::exception_ptr error;
+    int64_t seq = 0;  // GPU slots: iterations the device stages started before this one
   };
+  // An iteration between the mixed and the GPU thread.
+  struct Handoff {
+    int cpu = 0, gpu = 0;  // slot indices
+  };
+  enum class Part { kAll, kMixed, kGpu };  // the device ops a device stage thread runs
   struct OpStats {
     std::atomic<uint64_t> runs{0};
     std::atomic<uint64_t> total_ns{0};
@@ -106,9 +115,9 @@ class Executor {
   TensorList& tensor(Slot& cpu, Slot* gpu, int op, int output);
   std::vector<TensorList*> io_outputs_of(int op, Slot& cpu, Slot* gpu);
   void cpu_loop();
-  void gpu_loop();
+  void device_loop(Part part);
   bool can_start_cpu_locked() const;
-  bool can_start_gpu_locked() const;
+  bool can_start_device_locked(Part part) const;
   std::shared_ptr<Outputs> make_outputs(Slot& cpu, Slot* gpu);
   void record_memory_stats(int op, const std::vector<TensorList>& outs);
   void remap_before(int op, Slot& cpu, Slot* gpu, const std::vector<int>& source);
@@ -118,8 +127,16 @@ class Executor {
   CompiledGraph graph_;
   ExecutorParams params_;
   int first_gpu_op_ = 0;
+  // With a mixed thread: ops [first_gpu_op_, gpu_only_op_) are mixed, the rest GPU; else n.
+  int gpu_only_op_ = 0;
+  bool split_mixed_ = false;  // the mixed ops have their own thread
+  int cpu_limit_ = 0;         // iterations the CPU stage may have started and not seen published
   std::unique_ptr<ThreadPool> pool_;
   cuda::PooledStream stream_;
+  // Mixed thread only: its stream, the event that ends each GPU slot's mixed work, and per
+  // buffer set of the mixed intermediates the event after the GPU ops that read it.
+  cuda::PooledStream mixed_stream_;
+  std::vector<cuda::Event> mixed_done_, consumed_;
   std::vector<std::unique_ptr<Operator>> ops_;
   std::vector<OpContext> contexts_;
   std::vector<std::unique_ptr<OpStats>> op_stats_;
@@ -127,7 +144,9 @@ class Executor {
   std::vector<Slot> cpu_slots_, gpu_slots_;
   // GPU-stage tensors that are not pipeline outputs live only within one iteration of the GPU
   // stage, which runs iterations one after another on one stream: one buffer serves them all
-  // (the one in gpu_slots_[0]), instead of one per prefetched iteration.
+  // (the one in gpu_slots_[0]), instead of one per prefetched iteration. With a mixed thread,
+  // the mixed ops' ones alternate between two (gpu_slots_[seq % 2]): the mixed thread writes
+  // one while the GPU thread reads the other.
   std::vector<std::vector<char>> shared_gpu_;  // [op - first_gpu_op_][output]
 
   // Everything below is guarded by mu_.
@@ -139,9 +158,12 @@ class Executor {
   int64_t scheduled_ = 0;  // iterations asked for since the last reset
   int64_t cpu_next_ = 0;   // next iteration the CPU stage starts
   int64_t produced_ = 0;   // iterations turned into outputs
-  int cpu_busy_ = 0, gpu_busy_ = 0;
-  int cpu_inflight_ = 0;       // started by the CPU stage, not yet done by the GPU stage
-  std::deque<int> cpu_ready_;  // CPU slots waiting for the GPU stage
+  int cpu_busy_ = 0, mixed_busy_ = 0, gpu_busy_ = 0;
+  int cpu_inflight_ = 0;             // started by the CPU stage, not yet done by the GPU stage
+  int device_inflight_ = 0;          // started by the device stages, not yet published
+  int64_t device_started_ = 0;       // iterations the device stages started since the last reset
+  std::deque<int> cpu_ready_;        // CPU slots waiting for the device stages
+  std::deque<Handoff> mixed_ready_;  // iterations the mixed thread handed to the GPU thread
   std::deque<std::shared_ptr<Outputs>> outputs_;
   std::deque<std::shared_ptr<Outputs>> held_;
   int64_t epoch_ = 0;           // resets so far: the epoch of sources without readers
@@ -150,12 +172,12 @@ class Executor {
 
   // Where the time goes (for the bottleneck report), guarded by mu_.
   struct Timing {
-    uint64_t cpu_stage_ns = 0, gpu_stage_ns = 0;  // time the stage threads spent running
-    uint64_t wait_ns = 0;                         // time the consumer spent waiting for outputs
+    uint64_t cpu_stage_ns = 0, mixed_stage_ns = 0, gpu_stage_ns = 0;  // stage threads running
+    uint64_t wait_ns = 0;  // time the consumer spent waiting for outputs
     std::chrono::steady_clock::time_point first_schedule{};
   } timing_;
 
-  std::thread cpu_thread_, gpu_thread_;
+  std::thread cpu_thread_, mixed_thread_, gpu_thread_;
 };
 
 }  // namespace sluice

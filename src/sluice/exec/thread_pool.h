@@ -24,7 +24,7 @@ namespace sluice {
 
 class ThreadPool {
  public:
-  static constexpr int kStageSlots = 2;  // extra per-thread-state slots for stage threads
+  static constexpr int kStageSlots = 3;  // extra per-thread-state slots for stage threads
 
   // `affinity`: CPU ids for workers 0, 1, ... (empty: no pinning). `device` >= 0 makes that CUDA
   // device current on every worker.
