@@ -91,7 +91,7 @@ def main():
     ap.add_argument("--threads", default=str(os.cpu_count()))
     ap.add_argument("--loads", default="0.6,0.7,0.8,0.9")
     ap.add_argument("--depth", type=int, default=3)
-    ap.add_argument("--lanes", default="2", help="concurrent hardware submissions")
+    ap.add_argument("--lanes", default="1", help="concurrent hardware submissions")
     ap.add_argument("--huffman-thresholds", default="-1",
                     help="hybrid_huffman_threshold values (-1: the decoder's default)")
     ap.add_argument("--decoder", default="image_random_crop", choices=["image_random_crop", "image"])

@@ -100,7 +100,7 @@ void NvjpegDecoder::Impl::init() {
     int lanes = opt_.hardware_lanes;
     if (lanes <= 0) {
       const char* env = std::getenv("SLUICE_NVJPEG_HW_LANES");
-      lanes = env && std::atoi(env) > 0 ? std::atoi(env) : 2;
+      lanes = env && std::atoi(env) > 0 ? std::atoi(env) : 1;
     }
     hw_lanes_.resize(lanes);
     if (!opt_.hardware_setup_in_background) {

@@ -97,9 +97,10 @@ struct NvjpegDecoderOptions {
   // INTERPOLATION); off: chroma is replicated, nvJPEG's default and DALI's.
   bool fancy_upsampling = false;
   // Hardware sub-batches submitted concurrently, each with its own batched state, handle and
-  // stream: nvjpegDecodeBatchedEx spends its time on the calling thread (CPU time equals wall
-  // time), so two submitting threads help somewhat; more do not (each call slows down: measured
-  // with 1, 2 and 4 lanes on the H100). 0: SLUICE_NVJPEG_HW_LANES or 2.
+  // stream. nvjpegDecodeBatchedEx spends its time on the calling thread (CPU time equals wall
+  // time), and concurrent calls slow each other down: with the mixed stage on a thread of its
+  // own, one lane is fastest on the H100 (bench/RESULTS.md section 3). 0: SLUICE_NVJPEG_HW_LANES
+  // or 1.
   int hardware_lanes = 0;
   // Create the hardware decoder's states on a background thread; until they are ready (about
   // 0.6 s on an H100) batches use the hybrid path. The constructor then returns sooner, so a
