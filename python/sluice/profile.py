@@ -45,8 +45,12 @@ def bottleneck_report(pipe):
         mem = f"{sum(mem) / 2**20:10.1f}" if mem else f"{'-':>10s}"
         lines.append(f"{name[:32]:32s} {s['device']:6s} {s['mean_time_ms']:9.2f} {100 * share:5.0f}% "
                      f"{mem}")
-    lines.append(f"stages busy: CPU {100 * busy['cpu']:.0f}% of the time, GPU stage "
-                 f"{100 * busy['gpu']:.0f}%; the consumer waited {100 * waited:.0f}% of the time "
+    device = f"GPU stage {100 * busy['gpu']:.0f}%"
+    if ps["mixed_stage_busy_s"] > 0:  # the mixed and GPU operators have a thread each
+        device = (f"mixed stage {100 * ps['mixed_stage_busy_s'] / wall:.0f}%, GPU stage "
+                  f"{100 * ps['gpu_stage_busy_s'] / wall:.0f}%")
+    lines.append(f"stages busy: CPU {100 * busy['cpu']:.0f}% of the time, {device}; the consumer "
+                 f"waited {100 * waited:.0f}% of the time "
                  f"(prefetch_queue_depth={ps['prefetch_queue_depth']})")
     # A stage busy nearly all the time is at capacity even when the consumer rarely waits
     # (they are then balanced); otherwise an idle consumer means loading is too slow.
