@@ -38,3 +38,15 @@ def shared_data():
 def native_threads():
     """Threads of this process (engine threads included)."""
     return len(os.listdir("/proc/self/task"))
+
+
+def sluice_threads():
+    """Names of this process's Sluice threads (workers "sluice-w<i>", stage threads)."""
+    names = []
+    for task in os.listdir("/proc/self/task"):
+        try:
+            with open(f"/proc/self/task/{task}/comm") as f:
+                names.append(f.read().strip())
+        except OSError:  # ended meanwhile
+            pass
+    return [n for n in names if n.startswith("sluice-")]

@@ -21,7 +21,7 @@ import pytest
 
 import sluice
 from sluice import fn, pipeline_def, types
-from conftest import native_threads
+from conftest import native_threads, sluice_threads
 
 torch = pytest.importorskip("torch")
 from sluice.plugin.pytorch import DALIClassificationIterator, LastBatchPolicy  # noqa: E402
@@ -184,6 +184,17 @@ def test_create_run_destroy_cycles_return_to_baseline(dataset):
     assert now[1] == base[1] and now[2] == base[2]
     assert now[0] - base[0] < 20, (base, now)
     print(f"cycles: {SOAK_CYCLES}; (RSS MB, fds, threads) before {base}, after {now}")
+
+
+def test_engine_threads_are_named_and_end_with_their_pipeline(dataset):
+    before = collections.Counter(sluice_threads())
+    p = train_pipe(dataset, batch=8, threads=3)
+    p.build()
+    p.run()
+    started = collections.Counter(sluice_threads()) - before
+    assert sorted(started.elements()) == ["sluice-cpu", "sluice-w0", "sluice-w1", "sluice-w2"]
+    del p
+    assert collections.Counter(sluice_threads()) == before
 
 
 # --- files changing underfoot -------------------------------------------------------------------

@@ -210,6 +210,7 @@ bool Executor::can_start_device_locked(Part part) const {
 }
 
 void Executor::cpu_loop() {
+  ThreadPool::name_this_thread("sluice-cpu");
   int64_t samples_since_reset = 0;
   int64_t seen_epoch = 0;
   for (;;) {
@@ -298,6 +299,7 @@ void Executor::cpu_loop() {
 // (mixed_done_), and the mixed thread's stream, before writing a set of mixed intermediates
 // again, for the GPU ops that read it two iterations earlier (consumed_).
 void Executor::device_loop(Part part) {
+  ThreadPool::name_this_thread(part == Part::kMixed ? "sluice-mixed" : "sluice-gpu");
   try {
     cuda::set_device(params_.device_id);
   } catch (...) {

@@ -30,7 +30,12 @@ ThreadPool::~ThreadPool() {
   for (auto& t : workers_) t.join();
 }
 
+void ThreadPool::name_this_thread(const std::string& name) {
+  pthread_setname_np(pthread_self(), name.substr(0, 15).c_str());  // best effort
+}
+
 void ThreadPool::worker_loop(int index, int cpu, int device) {
+  name_this_thread("sluice-w" + std::to_string(index));
   if (cpu >= 0) {
     cpu_set_t set;
     CPU_ZERO(&set);

@@ -17,6 +17,7 @@
 #include <exception>
 #include <functional>
 #include <mutex>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -62,6 +63,8 @@ class ThreadPool {
 
   // Parses SLUICE_AFFINITY_MASK ("3,5,6,10"): the CPU ids for workers in order.
   static std::vector<int> affinity_from_env();
+  // Names the calling thread (at most 15 characters) for top -H, py-spy and debuggers.
+  static void name_this_thread(const std::string& name);
 
  private:
   struct Task {
