@@ -1,45 +1,11 @@
 #include "sluice/exec/executor.h"
 
-#include <sched.h>
-
 #include <algorithm>
-#include <set>
 
 #include "sluice/core/error.h"
 
 namespace sluice {
 namespace {
-
-// SLUICE_AFFINITY_MASK first (as DALI_AFFINITY_MASK), then CPUs close to the GPU (or, without
-// one, the CPUs this process may run on) for the remaining threads.
-std::vector<int> worker_affinity(int num_threads, int device) {
-  std::vector<int> cpus = ThreadPool::affinity_from_env();
-  if (static_cast<int>(cpus.size()) >= num_threads) {
-    cpus.resize(num_threads);
-    return cpus;
-  }
-  std::vector<int> pool = device >= 0 ? cuda::device_local_cpus(device) : std::vector<int>{};
-  if (pool.empty()) {
-    cpu_set_t set;
-    CPU_ZERO(&set);
-    if (sched_getaffinity(0, sizeof(set), &set) == 0) {
-      for (int c = 0; c < CPU_SETSIZE; ++c) {
-        if (CPU_ISSET(c, &set)) pool.push_back(c);
-      }
-    }
-  }
-  if (pool.empty()) return cpus;
-  std::set<int> used(cpus.begin(), cpus.end());
-  std::vector<int> free;
-  for (int c : pool) {
-    if (!used.count(c)) free.push_back(c);
-  }
-  if (free.empty()) free = pool;
-  for (size_t k = 0; static_cast<int>(cpus.size()) < num_threads; ++k) {
-    cpus.push_back(free[k % free.size()]);
-  }
-  return cpus;
-}
 
 uint64_t elapsed_ns(std::chrono::steady_clock::time_point start) {
   return static_cast<uint64_t>(
@@ -60,7 +26,7 @@ Executor::Executor(CompiledGraph graph, ExecutorParams params)
   if (!params_.pipelined) params_.cpu_queue_depth = params_.gpu_queue_depth = 1;
   first_gpu_op_ = graph_.first_gpu_stage_op();
   const int n = static_cast<int>(graph_.ops.size());
-  gpu_only_op_ = n;
+  mixed_end_ = first_gpu_op_;
   if (has_gpu_stage()) {
     SLUICE_CHECK(params_.device_id >= 0, InvalidArgument, graph_.ops[first_gpu_op_].describe(),
                  " needs a GPU but the pipeline has device_id=None");
@@ -68,21 +34,18 @@ Executor::Executor(CompiledGraph graph, ExecutorParams params)
     stream_ = cuda::PooledStream(params_.device_id, params_.stream_priority);
     int k = first_gpu_op_;  // stages are in order: the mixed ops, then the GPU ops
     while (k < n && graph_.ops[k].device == OpDevice::kMixed) ++k;
-    split_mixed_ = params_.pipelined && k > first_gpu_op_ && k < n;
-    if (split_mixed_) gpu_only_op_ = k;
+    if (params_.pipelined && k < n) mixed_end_ = k;
   }
-  if (split_mixed_) {
+  if (has_mixed_thread()) {
     mixed_stream_ = cuda::PooledStream(params_.device_id, params_.stream_priority);
     for (int k = 0; k < params_.gpu_queue_depth + 1; ++k)
       mixed_done_.emplace_back(params_.device_id);
     for (int k = 0; k < 2; ++k) consumed_.emplace_back(params_.device_id);
   }
-  // The stage that frees a CPU slot is the last device stage: with a mixed thread, one more
-  // iteration is past the CPU stage, so the CPU stage gets one more slot to keep its lead.
-  cpu_limit_ = params_.cpu_queue_depth + (split_mixed_ ? 1 : 0);
 
   std::vector<int> affinity;
-  if (params_.set_affinity) affinity = worker_affinity(params_.num_threads, params_.device_id);
+  if (params_.set_affinity)
+    affinity = ThreadPool::default_affinity(params_.num_threads, params_.device_id);
   pool_ = std::make_unique<ThreadPool>(params_.num_threads, std::move(affinity),
                                        has_gpu_stage() ? params_.device_id : -1);
 
@@ -98,9 +61,7 @@ Executor::Executor(CompiledGraph graph, ExecutorParams params)
     ctx.seed = operator_seed(params_.seed, i, spec.arg<int64_t>("seed"));
     ctx.pool = pool_.get();
     ctx.stream = spec.device == OpDevice::kCPU ? nullptr : stream_.get();
-    if (split_mixed_ && i < gpu_only_op_ && spec.device == OpDevice::kMixed) {
-      ctx.stream = mixed_stream_.get();
-    }
+    if (i >= first_gpu_op_ && i < mixed_end_) ctx.stream = mixed_stream_.get();
     SLUICE_ENFORCE(spec.device == OpDevice::kCPU || ctx.stream, "GPU stage without a stream");
     ops_.push_back(OperatorRegistry::instance().create(spec));
     op_stats_.push_back(std::make_unique<OpStats>());
@@ -139,7 +100,7 @@ Executor::Executor(CompiledGraph graph, ExecutorParams params)
       shared_gpu_[i - first_gpu_op_].push_back(!is_output);
     }
   }
-  int cpu_ring = has_gpu_stage() ? cpu_limit_ : cpu_limit_ + 1;
+  int cpu_ring = has_gpu_stage() ? cpu_limit() : cpu_limit() + 1;
   for (int k = 0; k < cpu_ring; ++k) cpu_slots_.push_back(make_slot(0, first_gpu_op_));
   if (has_gpu_stage()) {
     for (int k = 0; k < params_.gpu_queue_depth + 1; ++k) {
@@ -156,7 +117,7 @@ Executor::~Executor() {
 void Executor::start_threads() {
   stop_ = false;
   cpu_thread_ = std::thread([this] { cpu_loop(); });
-  if (split_mixed_) {
+  if (has_mixed_thread()) {
     mixed_thread_ = std::thread([this] { device_loop(Part::kMixed); });
     gpu_thread_ = std::thread([this] { device_loop(Part::kGpu); });
   } else if (has_gpu_stage()) {
@@ -188,7 +149,7 @@ bool Executor::can_start_cpu_locked() const {
       (cpu_inflight_ > 0 || gpu_busy_ > 0 || !outputs_.empty() || !held_.empty())) {
     return false;
   }
-  if (has_gpu_stage()) return cpu_inflight_ < cpu_limit_;
+  if (has_gpu_stage()) return cpu_inflight_ < cpu_limit();
   return static_cast<int>(outputs_.size() + held_.size()) < params_.cpu_queue_depth;
 }
 
@@ -306,8 +267,8 @@ void Executor::device_loop(Part part) {
   }
   const bool takes_from_cpu = part != Part::kGpu;
   const bool publishes = part != Part::kMixed;
-  const int first = part == Part::kGpu ? gpu_only_op_ : first_gpu_op_;
-  const int last = part == Part::kMixed ? gpu_only_op_ : static_cast<int>(ops_.size());
+  const int first = part == Part::kMixed ? first_gpu_op_ : mixed_end_;
+  const int last = part == Part::kMixed ? mixed_end_ : static_cast<int>(ops_.size());
   const int caller_slot = pool_->num_threads() + (part == Part::kGpu ? 2 : 1);
   int& busy = part == Part::kMixed ? mixed_busy_ : gpu_busy_;
   for (;;) {
@@ -399,7 +360,7 @@ TensorList& Executor::tensor(Slot& cpu, Slot* gpu, int op, int output) {
   if (op < first_gpu_op_) return cpu.outputs[op][output];
   const int k = op - first_gpu_op_;
   if (!shared_gpu_[k][output]) return gpu->outputs[k][output];
-  const size_t set = op < gpu_only_op_ && split_mixed_ ? static_cast<size_t>(gpu->seq % 2) : 0;
+  const size_t set = op < mixed_end_ ? static_cast<size_t>(gpu->seq % 2) : 0;
   return gpu_slots_[set].outputs[k][output];
 }
 
@@ -448,25 +409,6 @@ void Executor::remap_before(int op, Slot& cpu, Slot* gpu, const std::vector<int>
   }
   std::vector<SampleInfo> samples = cpu.batch.samples;
   for (size_t k = 0; k < source.size(); ++k) cpu.batch.samples[k] = samples[source[k]];
-}
-
-void Executor::record_memory_stats(int op, const std::vector<TensorList>& outs) {
-  std::lock_guard<std::mutex> lk(stats_mu_);
-  OpStats& st = *op_stats_[op];
-  st.real.resize(outs.size());
-  st.reserved.resize(outs.size());
-  st.max_real.resize(outs.size());
-  st.max_reserved.resize(outs.size());
-  for (size_t o = 0; o < outs.size(); ++o) {
-    const TensorList& t = outs[o];
-    size_t n = std::max(1, t.num_samples());
-    st.real[o] = t.total_bytes();
-    st.reserved[o] = t.reserved_bytes();
-    // DALI: the largest sample for per-sample storage, the average for contiguous storage.
-    size_t per_sample = t.is_contiguous() ? t.total_bytes() / n : t.max_sample_bytes();
-    st.max_real[o] = std::max(st.max_real[o], per_sample);
-    st.max_reserved[o] = std::max(st.max_reserved[o], t.reserved_bytes() / n);
-  }
 }
 
 std::shared_ptr<Outputs> Executor::make_outputs(Slot& cpu, Slot* gpu) {
@@ -599,47 +541,6 @@ std::vector<std::string> Executor::reader_names() const {
     if (!ops_[i]->reader_meta().is_null()) names.push_back(graph_.ops[i].name);
   }
   return names;
-}
-
-nlohmann::json Executor::pipeline_statistics() const {
-  std::lock_guard<std::mutex> lk(mu_);
-  const double wall =
-      timing_.first_schedule == std::chrono::steady_clock::time_point{}
-          ? 0.0
-          : std::chrono::duration<double>(std::chrono::steady_clock::now() - timing_.first_schedule)
-                .count();
-  return {{"wall_time_s", wall},
-          {"cpu_stage_busy_s", timing_.cpu_stage_ns / 1e9},
-          {"mixed_stage_busy_s", timing_.mixed_stage_ns / 1e9},
-          {"gpu_stage_busy_s", timing_.gpu_stage_ns / 1e9},
-          {"consumer_wait_s", timing_.wait_ns / 1e9},
-          {"num_threads", params_.num_threads},
-          {"prefetch_queue_depth",
-           has_gpu_stage() ? params_.gpu_queue_depth : params_.cpu_queue_depth}};
-}
-
-nlohmann::json Executor::statistics() const {
-  nlohmann::json j = nlohmann::json::object();
-  std::lock_guard<std::mutex> lk(stats_mu_);
-  for (size_t i = 0; i < ops_.size(); ++i) {
-    const OpSpec& spec = graph_.ops[i];
-    const OpStats& st = *op_stats_[i];
-    nlohmann::json o = ops_[i]->stats();
-    o["type"] = spec.type;
-    o["device"] = op_device_name(spec.device);
-    uint64_t runs = st.runs.load();
-    o["runs"] = runs;
-    o["total_time_ms"] = static_cast<double>(st.total_ns.load()) / 1e6;
-    o["mean_time_ms"] = runs ? static_cast<double>(st.total_ns.load()) / 1e6 / runs : 0.0;
-    if (params_.enable_memory_stats) {
-      o["real_memory_size"] = st.real;
-      o["reserved_memory_size"] = st.reserved;
-      o["max_real_memory_size"] = st.max_real;
-      o["max_reserved_memory_size"] = st.max_reserved;
-    }
-    j[spec.name] = std::move(o);
-  }
-  return j;
 }
 
 }  // namespace sluice

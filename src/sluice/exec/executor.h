@@ -127,10 +127,14 @@ class Executor {
   CompiledGraph graph_;
   ExecutorParams params_;
   int first_gpu_op_ = 0;
-  // With a mixed thread: ops [first_gpu_op_, gpu_only_op_) are mixed, the rest GPU; else n.
-  int gpu_only_op_ = 0;
-  bool split_mixed_ = false;  // the mixed ops have their own thread
-  int cpu_limit_ = 0;         // iterations the CPU stage may have started and not seen published
+  // Ops [first_gpu_op_, mixed_end_) run on the mixed thread: the mixed ops when a pipelined
+  // graph also has GPU ops, else none (mixed_end_ == first_gpu_op_).
+  int mixed_end_ = 0;
+  bool has_mixed_thread() const { return mixed_end_ > first_gpu_op_; }
+  // Iterations the CPU stage may have started and not seen published. The last device stage
+  // frees a CPU slot: with a mixed thread one more iteration is past the CPU stage, so the CPU
+  // stage gets one more slot to keep its lead.
+  int cpu_limit() const { return params_.cpu_queue_depth + (has_mixed_thread() ? 1 : 0); }
   std::unique_ptr<ThreadPool> pool_;
   cuda::PooledStream stream_;
   // Mixed thread only: its stream, the event that ends each GPU slot's mixed work, and per

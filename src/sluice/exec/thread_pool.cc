@@ -4,6 +4,7 @@
 #include <sched.h>
 
 #include <cstdlib>
+#include <set>
 #include <sstream>
 #include <string>
 
@@ -147,6 +148,35 @@ std::vector<int> ThreadPool::affinity_from_env() {
     SLUICE_CHECK(!item.empty() && end && *end == '\0' && c >= 0, InvalidArgument,
                  "SLUICE_AFFINITY_MASK='", v, "' must be a comma-separated list of CPU ids");
     cpus.push_back(static_cast<int>(c));
+  }
+  return cpus;
+}
+
+std::vector<int> ThreadPool::default_affinity(int num_threads, int device) {
+  std::vector<int> cpus = affinity_from_env();
+  if (static_cast<int>(cpus.size()) >= num_threads) {
+    cpus.resize(num_threads);
+    return cpus;
+  }
+  std::vector<int> pool = device >= 0 ? cuda::device_local_cpus(device) : std::vector<int>{};
+  if (pool.empty()) {
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    if (sched_getaffinity(0, sizeof(set), &set) == 0) {
+      for (int c = 0; c < CPU_SETSIZE; ++c) {
+        if (CPU_ISSET(c, &set)) pool.push_back(c);
+      }
+    }
+  }
+  if (pool.empty()) return cpus;
+  std::set<int> used(cpus.begin(), cpus.end());
+  std::vector<int> free;
+  for (int c : pool) {
+    if (!used.count(c)) free.push_back(c);
+  }
+  if (free.empty()) free = pool;
+  for (size_t k = 0; static_cast<int>(cpus.size()) < num_threads; ++k) {
+    cpus.push_back(free[k % free.size()]);
   }
   return cpus;
 }

@@ -63,6 +63,9 @@ class ThreadPool {
 
   // Parses SLUICE_AFFINITY_MASK ("3,5,6,10"): the CPU ids for workers in order.
   static std::vector<int> affinity_from_env();
+  // CPU ids for `num_threads` workers: SLUICE_AFFINITY_MASK first (as DALI_AFFINITY_MASK), then
+  // CPUs close to `device` (or, without one, the CPUs this process may run on).
+  static std::vector<int> default_affinity(int num_threads, int device);
   // Names the calling thread (at most 15 characters) for top -H, py-spy and debuggers.
   static void name_this_thread(const std::string& name);
 
