@@ -32,8 +32,8 @@ def bottleneck_report(pipe):
     waited = ps["consumer_wait_s"] / wall  # share of the time the consumer sat idle
     # The mixed and GPU operators run on one thread or, when a graph has both, on one each: the
     # GPU side is as busy as the busier of the two.
-    busy = {"cpu": ps["cpu_stage_busy_s"] / wall,
-            "gpu": max(ps["mixed_stage_busy_s"], ps["gpu_stage_busy_s"]) / wall}
+    mixed, gpu = ps["mixed_stage_busy_s"] / wall, ps["gpu_stage_busy_s"] / wall
+    busy = {"cpu": ps["cpu_stage_busy_s"] / wall, "gpu": max(mixed, gpu)}
     lines = [f"{'operator':32s} {'device':6s} {'ms/batch':>9s} {'share':>6s} {'memory MB':>10s}"]
     stage_total = {"cpu": 0.0, "gpu": 0.0}
     for name, s in stats.items():
@@ -45,10 +45,9 @@ def bottleneck_report(pipe):
         mem = f"{sum(mem) / 2**20:10.1f}" if mem else f"{'-':>10s}"
         lines.append(f"{name[:32]:32s} {s['device']:6s} {s['mean_time_ms']:9.2f} {100 * share:5.0f}% "
                      f"{mem}")
-    device = f"GPU stage {100 * busy['gpu']:.0f}%"
-    if ps["mixed_stage_busy_s"] > 0:  # the mixed and GPU operators have a thread each
-        device = (f"mixed stage {100 * ps['mixed_stage_busy_s'] / wall:.0f}%, GPU stage "
-                  f"{100 * ps['gpu_stage_busy_s'] / wall:.0f}%")
+    device = f"GPU stage {100 * gpu:.0f}%"
+    if mixed > 0:
+        device = f"mixed stage {100 * mixed:.0f}%, " + device
     lines.append(f"stages busy: CPU {100 * busy['cpu']:.0f}% of the time, {device}; the consumer "
                  f"waited {100 * waited:.0f}% of the time "
                  f"(prefetch_queue_depth={ps['prefetch_queue_depth']})")
