@@ -34,7 +34,10 @@ def bottleneck_report(pipe):
     # GPU side is as busy as the busier of the two.
     mixed, gpu = ps["mixed_stage_busy_s"] / wall, ps["gpu_stage_busy_s"] / wall
     busy = {"cpu": ps["cpu_stage_busy_s"] / wall, "gpu": max(mixed, gpu)}
-    lines = [f"{'operator':32s} {'device':6s} {'ms/batch':>9s} {'share':>6s} {'memory MB':>10s}"]
+    # "threads": how busy the pool's threads were while a CPU operator ran; what is missing went
+    # to waiting for the slowest sample and to the operator's serial part.
+    lines = [f"{'operator':32s} {'device':6s} {'ms/batch':>9s} {'share':>6s} {'threads':>8s} "
+             f"{'memory MB':>10s}"]
     stage_total = {"cpu": 0.0, "gpu": 0.0}
     for name, s in stats.items():
         stage_total["cpu" if s["device"] == "cpu" else "gpu"] += s["total_time_ms"]
@@ -43,8 +46,12 @@ def bottleneck_report(pipe):
         share = s["total_time_ms"] / max(stage_total[stage], 1e-9)
         mem = s.get("reserved_memory_size")  # only with enable_memory_stats=True
         mem = f"{sum(mem) / 2**20:10.1f}" if mem else f"{'-':>10s}"
+        threads = "-"
+        if stage == "cpu" and s.get("work_time_ms"):
+            busy_threads = s["work_time_ms"] / (ps["num_threads"] * s["total_time_ms"])
+            threads = f"{100 * busy_threads:.0f}%"
         lines.append(f"{name[:32]:32s} {s['device']:6s} {s['mean_time_ms']:9.2f} {100 * share:5.0f}% "
-                     f"{mem}")
+                     f"{threads:>8s} {mem}")
     device = f"GPU stage {100 * gpu:.0f}%"
     if mixed > 0:
         device = f"mixed stage {100 * mixed:.0f}%, " + device

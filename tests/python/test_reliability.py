@@ -10,6 +10,7 @@ import collections
 import hashlib
 import os
 import random
+import re
 import signal
 import subprocess
 import sys
@@ -334,6 +335,9 @@ def test_bottleneck_report_tells_loading_bound_from_training_bound(dataset):
     report = pipe.bottleneck_report()
     assert "verdict:" in report and "keeps ahead" not in report, report
     assert "decoding" in report or "resiz" in report, report  # the heavy CPU operators
+    # How busy the threads were in each CPU operator (a share of the pool, at most 100%).
+    busy = [int(m) for m in re.findall(r" cpu +[\d.]+ +\d+% +(\d+)% ", report)]
+    assert busy and all(0 < b <= 100 for b in busy), report
 
     slow = train_pipe(dataset, batch=8, threads=2)
     slow.build()

@@ -392,6 +392,7 @@ void Executor::run_stage(int first, int last, Slot& cpu, Slot* gpu, int caller_s
     OpStats& st = *op_stats_[i];
     st.runs.fetch_add(1, std::memory_order_relaxed);
     st.total_ns.fetch_add(static_cast<uint64_t>(ns), std::memory_order_relaxed);
+    st.work_ns.fetch_add(ws.work_ns(), std::memory_order_relaxed);
     if (params_.enable_memory_stats) {
       std::vector<TensorList> outs;
       for (auto* t : io_outputs_of(i, cpu, gpu)) outs.push_back(*t);

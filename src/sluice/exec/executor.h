@@ -107,6 +107,7 @@ class Executor {
   struct OpStats {
     std::atomic<uint64_t> runs{0};
     std::atomic<uint64_t> total_ns{0};
+    std::atomic<uint64_t> work_ns{0};  // inside for_each_sample, summed over threads
     std::vector<size_t> real, reserved, max_real, max_reserved;  // per output, under stats_mu_
   };
 

@@ -56,6 +56,9 @@ nlohmann::json Executor::statistics() const {
     o["runs"] = runs;
     o["total_time_ms"] = static_cast<double>(st.total_ns.load()) / 1e6;
     o["mean_time_ms"] = runs ? static_cast<double>(st.total_ns.load()) / 1e6 / runs : 0.0;
+    // Per-sample work on the pool, summed over threads; over total_time_ms x num_threads it is how
+    // busy the threads were while the operator ran (tails and serial parts lower it).
+    o["work_time_ms"] = static_cast<double>(st.work_ns.load()) / 1e6;
     if (params_.enable_memory_stats) {
       o["real_memory_size"] = st.real;
       o["reserved_memory_size"] = st.reserved;

@@ -4,6 +4,7 @@
 
 #include <chrono>
 #include <cstring>
+#include <mutex>
 #include <thread>
 
 #include "sluice/exec/pipeline.h"
@@ -18,7 +19,12 @@ SLUICE_REGISTER_SCHEMA(OpSchema("_test.probe")
                            .arg("fail_iteration", ArgType::kInt, int64_t{-1}, "")
                            .arg("fail_sample", ArgType::kInt, int64_t{0}, "")
                            .arg("sleep_ms", ArgType::kInt, int64_t{0}, "")
+                           .arg("by_cost", ArgType::kBool, false, "")
                            .internal());
+
+// With by_cost, the probe gives sample i the cost i and records the order samples start in.
+std::mutex g_started_mu;
+std::vector<int> g_started;
 
 class Probe : public Operator {
  public:
@@ -30,12 +36,21 @@ class Probe : public Operator {
     out.resize(in.shapes(), in.dtype());
     int64_t fail_it = spec_.arg<int64_t>("fail_iteration");
     int fail_sample = spec_.arg<int>("fail_sample");
-    ws.for_each_sample([&](int i, int) {
-      if (ws.batch().iteration == fail_it && i == fail_sample) {
-        throw DecodeError("corrupt data");
-      }
-      std::memcpy(out.raw_sample(i), in.raw_sample(i), in.sample_bytes(i));
-    });
+    const bool by_cost = spec_.arg<bool>("by_cost");
+    std::vector<double> cost;
+    for (int i = 0; by_cost && i < ws.batch_size(); ++i) cost.push_back(i);
+    ws.for_each_sample(
+        [&](int i, int) {
+          if (by_cost) {
+            std::lock_guard<std::mutex> lk(g_started_mu);
+            g_started.push_back(i);
+          }
+          if (ws.batch().iteration == fail_it && i == fail_sample) {
+            throw DecodeError("corrupt data");
+          }
+          std::memcpy(out.raw_sample(i), in.raw_sample(i), in.sample_bytes(i));
+        },
+        1, cost);
   }
 };
 SLUICE_REGISTER_OPERATOR("_test.probe", OpDevice::kCPU, Probe);
@@ -128,6 +143,33 @@ TEST(Executor, WorkerErrorNamesOperatorAndSampleThenResetRecovers) {
   pipe.executor().reset();
   auto out = pipe.run();
   EXPECT_EQ(out->tensors[0].num_samples(), 16);
+}
+
+TEST(Executor, CostliestSamplesStartFirstAndWorkTimeIsReported) {
+  g_started.clear();
+  Pipeline pipe(random_graph({{"by_cost", true}}), params(1, 1));  // one worker: a strict order
+  Pipeline ref(random_graph(), params(1, 1));
+  EXPECT_EQ(run_bytes(pipe, 2), run_bytes(ref, 2));
+  std::vector<int> expected;
+  for (int round = 0; round < 2; ++round) {
+    for (int i = 15; i >= 0; --i) expected.push_back(i);
+  }
+  EXPECT_EQ(g_started, expected);
+  const auto stats = pipe.executor().statistics();
+  EXPECT_GT(stats["probe"]["work_time_ms"].get<double>(), 0.0);
+  EXPECT_LE(stats["probe"]["work_time_ms"].get<double>(),
+            stats["probe"]["total_time_ms"].get<double>());
+}
+
+TEST(Executor, CostOrderStillReportsTheLowestFailingSample) {
+  Pipeline pipe(random_graph({{"by_cost", true}, {"fail_iteration", 0}, {"fail_sample", 3}}),
+                params(3, 1));
+  try {
+    pipe.run();
+    FAIL() << "expected a DecodeError";
+  } catch (const DecodeError& e) {
+    EXPECT_NE(std::string(e.what()).find("sample 3"), std::string::npos) << e.what();
+  }
 }
 
 TEST(Executor, DestroyingWithWorkInFlightReturnsPromptly) {

@@ -1,7 +1,10 @@
 #include "sluice/exec/operator.h"
 
+#include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <mutex>
+#include <numeric>
 
 namespace sluice {
 
@@ -19,18 +22,28 @@ std::string Workspace::sample_context(int sample) const {
   return make_string("sample ", sample, " (file '", src, "')");
 }
 
-void Workspace::for_each_sample(const std::function<void(int, int)>& fn, int inline_below) {
+void Workspace::for_each_sample(const std::function<void(int, int)>& fn, int inline_below,
+                                std::span<const double> cost) {
   // The error reported is always the one of the lowest failing sample, whatever the thread
   // timing: samples above a known failure are skipped, those below it still run.
   const int n = batch_size();
+  std::vector<int> order;
+  if (!cost.empty()) {
+    SLUICE_CHECK(static_cast<int>(cost.size()) == n, InvalidArgument,
+                 "for_each_sample: ", cost.size(), " cost estimates for ", n, " samples");
+    order.resize(n);
+    std::iota(order.begin(), order.end(), 0);
+    std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return cost[a] > cost[b]; });
+  }
   std::atomic<int> first_failed{n};
   std::vector<std::exception_ptr> errors;
   std::mutex mu;
   ctx_.pool->parallel_for(
       n,
-      [&](int64_t i64, int thread) {
-        const int i = static_cast<int>(i64);
+      [&](int64_t k, int thread) {
+        const int i = order.empty() ? static_cast<int>(k) : order[k];
         if (i > first_failed.load(std::memory_order_relaxed)) return;
+        const auto t0 = std::chrono::steady_clock::now();
         try {
           fn(i, thread);
         } catch (...) {
@@ -41,6 +54,10 @@ void Workspace::for_each_sample(const std::function<void(int, int)>& fn, int inl
           while (i < prev && !first_failed.compare_exchange_weak(prev, i)) {
           }
         }
+        const auto ns = std::chrono::duration_cast<std::chrono::nanoseconds>(
+                            std::chrono::steady_clock::now() - t0)
+                            .count();
+        work_ns_.fetch_add(static_cast<uint64_t>(ns), std::memory_order_relaxed);
       },
       caller_slot_, inline_below);
   if (first_failed.load() < n) {

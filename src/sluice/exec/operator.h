@@ -9,10 +9,12 @@
 // operators parallelise over samples with Workspace::for_each_sample. Per-thread state is
 // indexed by the thread index passed to the work item (ThreadPool::num_slots() entries).
 
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <map>
 #include <memory>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -106,7 +108,13 @@ class Workspace {
 
   // Runs fn(sample, thread) for every sample on the pool; an exception is re-raised with the
   // sample (and its file) named. Runs inline for batches of at most `inline_below` samples.
-  void for_each_sample(const std::function<void(int sample, int thread)>& fn, int inline_below = 1);
+  // `cost` (empty, or an estimate per sample in any unit): the costliest samples go first, so the
+  // batch ends on short ones and the threads finish together instead of waiting for one.
+  void for_each_sample(const std::function<void(int sample, int thread)>& fn, int inline_below = 1,
+                       std::span<const double> cost = {});
+  // Time spent in for_each_sample's work, summed over threads (ns): the executor compares it
+  // with the operator's wall time to tell how busy the threads were.
+  uint64_t work_ns() const { return work_ns_.load(std::memory_order_relaxed); }
   // "sample 3 (file '/data/a.jpg')"
   std::string sample_context(int sample) const;
   int caller_slot() const { return caller_slot_; }
@@ -124,6 +132,7 @@ class Workspace {
   IO io_;
   int caller_slot_;
   std::function<void(const std::vector<int>&)> remap_earlier_;
+  std::atomic<uint64_t> work_ns_{0};
 };
 
 class Operator {

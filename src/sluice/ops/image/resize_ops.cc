@@ -89,6 +89,7 @@ class ResizeCpu : public Operator {
     std::vector<kernels::ResizeSampleParams> params(n);
     std::vector<CropWindow> windows(n);
     std::vector<Shape> shapes(n);
+    std::vector<double> cost(n);  // pixels read and written
     for (int i = 0; i < n; ++i) {
       const Shape& s = in.shape(i);
       SLUICE_CHECK(s.size() == 3 && (in.layout().empty() || in.layout() == "HWC"), InvalidArgument,
@@ -98,21 +99,25 @@ class ResizeCpu : public Operator {
       windows[i] = plan.input;
       params[i] = {plan.geometry, filters_};
       shapes[i] = {plan.geometry.out_h, plan.geometry.out_w, s[2]};
+      cost[i] = static_cast<double>(plan.input.h * plan.input.w + shapes[i][0] * shapes[i][1]);
     }
     out.resize(shapes, out_type);
     out.set_layout("HWC");
-    ws.for_each_sample([&](int i, int thread) {
-      const Shape& s = in.shape(i);
-      const CropWindow& w = windows[i];
-      const auto* base = static_cast<const char*>(in.raw_sample(i)) +
-                         (w.y * s[1] + w.x) * s[2] * static_cast<int64_t>(dtype_size(in.dtype()));
-      kernels::ConstHwcImage src(base, in.dtype(), w.h, w.w, s[2], s[1] * s[2]);
-      kernels::HwcImage dst{out.raw_sample(i), out_type, shapes[i][0], shapes[i][1], s[2]};
-      auto& scratch = scratch_[thread];
-      size_t need = kernels::resize_cpu_scratch_size(src, dst, params[i]);
-      if (scratch.size() < need) scratch.resize(need);
-      kernels::resize_cpu(src, dst, params[i], scratch);
-    });
+    ws.for_each_sample(
+        [&](int i, int thread) {
+          const Shape& s = in.shape(i);
+          const CropWindow& w = windows[i];
+          const auto* base =
+              static_cast<const char*>(in.raw_sample(i)) +
+              (w.y * s[1] + w.x) * s[2] * static_cast<int64_t>(dtype_size(in.dtype()));
+          kernels::ConstHwcImage src(base, in.dtype(), w.h, w.w, s[2], s[1] * s[2]);
+          kernels::HwcImage dst{out.raw_sample(i), out_type, shapes[i][0], shapes[i][1], s[2]};
+          auto& scratch = scratch_[thread];
+          size_t need = kernels::resize_cpu_scratch_size(src, dst, params[i]);
+          if (scratch.size() < need) scratch.resize(need);
+          kernels::resize_cpu(src, dst, params[i], scratch);
+        },
+        1, cost);
   }
 
  private:
