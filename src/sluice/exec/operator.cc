@@ -22,6 +22,13 @@ std::string Workspace::sample_context(int sample) const {
   return make_string("sample ", sample, " (file '", src, "')");
 }
 
+std::vector<int> costliest_first(std::span<const double> cost) {
+  std::vector<int> order(cost.size());
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return cost[a] > cost[b]; });
+  return order;
+}
+
 void Workspace::for_each_sample(const std::function<void(int, int)>& fn, int inline_below,
                                 std::span<const double> cost) {
   // The error reported is always the one of the lowest failing sample, whatever the thread
@@ -31,9 +38,7 @@ void Workspace::for_each_sample(const std::function<void(int, int)>& fn, int inl
   if (!cost.empty()) {
     SLUICE_CHECK(static_cast<int>(cost.size()) == n, InvalidArgument,
                  "for_each_sample: ", cost.size(), " cost estimates for ", n, " samples");
-    order.resize(n);
-    std::iota(order.begin(), order.end(), 0);
-    std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return cost[a] > cost[b]; });
+    order = costliest_first(cost);
   }
   std::atomic<int> first_failed{n};
   std::vector<std::exception_ptr> errors;

@@ -64,6 +64,9 @@ struct OpContext {
   int stream_priority = 0;  // for streams an operator creates itself (the pipeline's priority)
 };
 
+// Indices of `cost` from the largest value to the smallest (ties in index order).
+std::vector<int> costliest_first(std::span<const double> cost);
+
 class Workspace {
  public:
   struct IO {

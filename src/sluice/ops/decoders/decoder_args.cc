@@ -1,5 +1,6 @@
 #include "sluice/ops/decoders/decoder_args.h"
 
+#include <algorithm>
 #include <cmath>
 
 #include "sluice/graph/schema_registry.h"
@@ -217,6 +218,15 @@ std::optional<CropWindow> decoder_window(const DecoderArgs& args, const Workspac
     }
   }
   return std::nullopt;
+}
+
+double decode_cost(size_t encoded_bytes, const codecs::ImageInfo& info,
+                   const std::optional<CropWindow>& window) {
+  const double bytes = static_cast<double>(encoded_bytes);
+  if (!window || info.height <= 0) return bytes;
+  // The window is in oriented coordinates; for a rotated image this is only an estimate.
+  return bytes * std::min(1.0, static_cast<double>(window->y + window->h) /
+                                   static_cast<double>(info.height));
 }
 
 std::vector<int> replacement_sources(const std::vector<char>& bad, const std::string& first_error) {

@@ -32,6 +32,11 @@ DecoderArgs parse_decoder_args(const OpSpec& spec);
 std::optional<CropWindow> decoder_window(const DecoderArgs& args, const Workspace& ws, int sample,
                                          int64_t height, int64_t width);
 
+// A sample's decoding cost for handing out the costliest first (Workspace::for_each_sample):
+// entropy decoding runs through the encoded bytes down to the window's last row.
+double decode_cost(size_t encoded_bytes, const codecs::ImageInfo& info,
+                   const std::optional<CropWindow>& window);
+
 // on_error="skip": each bad sample takes the data of the next good one in the batch (wrapping
 // around). Returns the source index of every sample; throws when every sample is bad.
 std::vector<int> replacement_sources(const std::vector<char>& bad, const std::string& first_error);

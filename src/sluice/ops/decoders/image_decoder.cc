@@ -56,16 +56,10 @@ class ImageDecoderCpu : public Operator {
       });
     });
 
-    // 2. Decode into the contiguous batch, the costliest first: entropy decoding runs through
-    // every byte down to the window's last row.
+    // 2. Decode into the contiguous batch, the costliest first.
     std::vector<double> cost(n, 0.0);
     for (int i = 0; i < n; ++i) {
-      if (bad[i]) continue;
-      const double bytes = static_cast<double>(in.sample_bytes(i));
-      const auto& c = params[i].crop;
-      cost[i] = c && info[i].height > 0
-                    ? bytes * static_cast<double>(c->y + c->h) / static_cast<double>(info[i].height)
-                    : bytes;
+      if (!bad[i]) cost[i] = decode_cost(in.sample_bytes(i), info[i], params[i].crop);
     }
     TensorList& out = ws.output(0);
     out.resize(shapes, args_.dtype);

@@ -188,11 +188,16 @@ class ImageDecoderMixed : public Operator {
     }
 
     // 3. The CPU codec for what nvJPEG could not take, into pinned staging, then up.
+    // The page keeps the batch's order (its copies up merge); the costliest decode first.
     if (!fallback.empty()) {
       CpuBatch b = begin_cpu(std::move(fallback), out);
+      std::vector<double> cost;
+      for (int i : b.samples)
+        cost.push_back(decode_cost(in.sample_bytes(i), info[i], params[i].crop));
+      const std::vector<int> order = costliest_first(cost);
       ws.context().pool->parallel_for(
           static_cast<int64_t>(b.samples.size()),
-          [&](int64_t k, int thread) { decode_cpu(ws, b, k, thread, info, params, out); },
+          [&](int64_t k, int thread) { decode_cpu(ws, b, order[k], thread, info, params, out); },
           ws.caller_slot());
       finish_cpu(ws, b, bad, errors, out);
     }
