@@ -440,3 +440,39 @@ def test_gpu_transfer_and_torch_stream_handshake():
         t = torch.from_dlpack(gpu)
         assert t.is_cuda and t.data_ptr() == gpu.data_ptr()
         torch.testing.assert_close(t.cpu(), torch.from_numpy(np.asarray(cpu)) * 2)
+
+
+@pytest.mark.gpu
+def test_cpu_data_bound_for_the_gpu_lives_in_pinned_memory_and_is_never_overwritten_early():
+    # Note [Pinned transfers]: a CPU tensor that .gpu() moves is kept in pinned memory and copied
+    # up without staging; its slot is rewritten only after that copy ran. A long chain of GPU
+    # operators makes the copies queue behind it while the CPU stage runs ahead.
+    from sluice import backend
+
+    n = 256 * 1024  # 1 MB per sample, 8 MB per batch
+
+    def graph(on_gpu):
+        u = fn.random.uniform(range=[0, 1], shape=[n], seed=5)
+        if not on_gpu:
+            return u * 3.0
+        g = u.gpu()
+        for _ in range(40):
+            g = g * 1.0
+        return g * 3.0
+
+    ref = pipeline_def(lambda: graph(False), batch_size=8, num_threads=2, device_id=None,
+                       seed=7)()
+    expected = [np.array(ref.run()[0]) for _ in range(30)]
+    del ref
+    before = backend.memory_stats()
+    pipe = pipeline_def(lambda: graph(True), batch_size=8, num_threads=2, device_id=0, seed=7,
+                        prefetch_queue_depth=3)()
+    pipe.build()
+    for it in range(30):
+        (got,) = pipe.run()
+        np.testing.assert_array_equal(np.asarray(got.as_cpu()), expected[it],
+                                      err_msg=f"iteration {it}")
+    after = backend.memory_stats()
+    batch_bytes = 8 * n * 4
+    assert after["pinned"]["allocated"] - before["pinned"]["allocated"] >= 2 * batch_bytes
+    assert after["host"]["allocated"] - before["host"]["allocated"] < batch_bytes

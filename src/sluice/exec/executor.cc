@@ -72,6 +72,21 @@ Executor::Executor(CompiledGraph graph, ExecutorParams params)
     }
   }
 
+  // Note [Pinned transfers]
+  // A CPU tensor that goes to the GPU (DataNode.gpu()) is kept in pinned memory, so the
+  // transfer is one asynchronous copy instead of a copy into pinned staging on the pool and then
+  // one up. Its CPU slot must then not be written again before that copy has run: the device
+  // stage that reads CPU slots records cpu_slot_read_ after queuing its work, and the CPU stage
+  // waits for it before running the slot's next iteration (normally long done by then).
+  std::vector<std::vector<char>> pinned(first_gpu_op_);
+  for (int i = 0; i < first_gpu_op_; ++i) pinned[i].assign(graph_.ops[i].outputs.size(), 0);
+  bool any_pinned = false;
+  for (int i = first_gpu_op_; i < n; ++i) {
+    if (graph_.ops[i].type != "_to_gpu") continue;
+    const TensorRef& ref = graph_.tensor(graph_.ops[i].inputs[0]);
+    if (ref.op < first_gpu_op_) pinned[ref.op][ref.output] = any_pinned = true;
+  }
+
   // Slot rings; see can_start_*_locked() for how many iterations each stage may hold.
   auto make_slot = [&](int first, int last) {
     Slot s;
@@ -81,7 +96,10 @@ Executor::Executor(CompiledGraph graph, ExecutorParams params)
       std::vector<TensorList> outs;
       auto hints = spec.arg<std::vector<int64_t>>("bytes_per_sample_hint");
       for (size_t o = 0; o < spec.outputs.size(); ++o) {
-        TensorList t(gpu ? MemoryKind::kDevice : MemoryKind::kHost, gpu ? params_.device_id : -1);
+        const MemoryKind kind = gpu            ? MemoryKind::kDevice
+                                : pinned[i][o] ? MemoryKind::kPinned
+                                               : MemoryKind::kHost;
+        TensorList t(kind, gpu ? params_.device_id : -1);
         if (gpu) t.set_stream(contexts_[i].stream);
         int64_t hint = hints.size() == 1 ? hints[0] : (o < hints.size() ? hints[o] : 0);
         size_t per_sample = hint > 0 ? static_cast<size_t>(hint) : params_.bytes_per_sample;
@@ -102,6 +120,7 @@ Executor::Executor(CompiledGraph graph, ExecutorParams params)
   }
   int cpu_ring = has_gpu_stage() ? cpu_limit() : cpu_limit() + 1;
   for (int k = 0; k < cpu_ring; ++k) cpu_slots_.push_back(make_slot(0, first_gpu_op_));
+  for (int k = 0; any_pinned && k < cpu_ring; ++k) cpu_slot_read_.emplace_back(params_.device_id);
   if (has_gpu_stage()) {
     for (int k = 0; k < params_.gpu_queue_depth + 1; ++k) {
       gpu_slots_.push_back(make_slot(first_gpu_op_, n));
@@ -172,6 +191,12 @@ bool Executor::can_start_device_locked(Part part) const {
 
 void Executor::cpu_loop() {
   ThreadPool::name_this_thread("sluice-cpu");
+  if (!cpu_slot_read_.empty()) {
+    try {
+      cuda::set_device(params_.device_id);  // before waiting for cpu_slot_read_
+    } catch (...) {
+    }
+  }
   int64_t samples_since_reset = 0;
   int64_t seen_epoch = 0;
   for (;;) {
@@ -206,6 +231,7 @@ void Executor::cpu_loop() {
     // 2. Size the batch (sources), then run the CPU stage.
     const auto stage_start = std::chrono::steady_clock::now();
     try {
+      if (!cpu_slot_read_.empty()) cpu_slot_read_[slot_index].synchronize();  // [Pinned transfers]
       for (size_t i = 0; i < ops_.size(); ++i) {
         if (!graph_.ops[i].schema->is_source()) continue;
         try {
@@ -312,6 +338,13 @@ void Executor::device_loop(Part part) {
         }
       } catch (...) {
         gpu.error = std::current_exception();
+      }
+    }
+    if (takes_from_cpu && !cpu_slot_read_.empty()) {  // Note [Pinned transfers]
+      try {  // also after a failure: copies may have been queued before it
+        cpu_slot_read_[h.cpu].record(part == Part::kMixed ? mixed_stream_.get() : stream_.get());
+      } catch (...) {
+        if (!gpu.error) gpu.error = std::current_exception();
       }
     }
     const uint64_t ns = elapsed_ns(stage_start);

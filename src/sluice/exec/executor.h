@@ -142,6 +142,9 @@ class Executor {
   // buffer set of the mixed intermediates the event after the GPU ops that read it.
   cuda::PooledStream mixed_stream_;
   std::vector<cuda::Event> mixed_done_, consumed_;
+  // Note [Pinned transfers]: per CPU slot, recorded after the device stage that reads the slot
+  // has queued its copies; empty when no CPU tensor is pinned.
+  std::vector<cuda::Event> cpu_slot_read_;
   std::vector<std::unique_ptr<Operator>> ops_;
   std::vector<OpContext> contexts_;
   std::vector<std::unique_ptr<OpStats>> op_stats_;
