@@ -296,6 +296,7 @@ void Executor::device_loop(Part part) {
   const int first = part == Part::kMixed ? first_gpu_op_ : mixed_end_;
   const int last = part == Part::kMixed ? mixed_end_ : static_cast<int>(ops_.size());
   const int caller_slot = pool_->num_threads() + (part == Part::kGpu ? 2 : 1);
+  const cuda::StreamHandle own_stream = part == Part::kMixed ? mixed_stream_.get() : stream_.get();
   int& busy = part == Part::kMixed ? mixed_busy_ : gpu_busy_;
   for (;;) {
     // 1. Wait for an iteration from the previous stage and room for its results.
@@ -326,15 +327,15 @@ void Executor::device_loop(Part part) {
       try {
         const size_t set = static_cast<size_t>(gpu.seq % 2);
         if (part == Part::kMixed) {
-          cuda::stream_wait_event(mixed_stream_.get(), consumed_[set].get());
+          cuda::stream_wait_event(own_stream, consumed_[set].get());
         } else if (part == Part::kGpu) {
-          cuda::stream_wait_event(stream_.get(), mixed_done_[h.gpu].get());
+          cuda::stream_wait_event(own_stream, mixed_done_[h.gpu].get());
         }
         run_stage(first, last, cpu, &gpu, caller_slot);
         if (part == Part::kMixed) {
-          mixed_done_[h.gpu].record(mixed_stream_.get());
+          mixed_done_[h.gpu].record(own_stream);
         } else if (part == Part::kGpu) {
-          consumed_[set].record(stream_.get());
+          consumed_[set].record(own_stream);
         }
       } catch (...) {
         gpu.error = std::current_exception();
@@ -342,7 +343,7 @@ void Executor::device_loop(Part part) {
     }
     if (takes_from_cpu && !cpu_slot_read_.empty()) {  // Note [Pinned transfers]
       try {  // also after a failure: copies may have been queued before it
-        cpu_slot_read_[h.cpu].record(part == Part::kMixed ? mixed_stream_.get() : stream_.get());
+        cpu_slot_read_[h.cpu].record(own_stream);
       } catch (...) {
         if (!gpu.error) gpu.error = std::current_exception();
       }
