@@ -34,8 +34,9 @@ def bottleneck_report(pipe):
     # GPU side is as busy as the busier of the two.
     mixed, gpu = ps["mixed_stage_busy_s"] / wall, ps["gpu_stage_busy_s"] / wall
     busy = {"cpu": ps["cpu_stage_busy_s"] / wall, "gpu": max(mixed, gpu)}
-    # "threads": how busy the pool's threads were while a CPU operator ran; what is missing went
-    # to waiting for the slowest sample and to the operator's serial part.
+    # "threads": how busy the pool's threads were with a CPU operator's samples while it ran; the
+    # rest went to the slowest samples' tails, the operator's serial part, or the other CPU
+    # iteration in flight (the pipelined CPU stage runs two, one operator apart).
     lines = [f"{'operator':32s} {'device':6s} {'ms/batch':>9s} {'share':>6s} {'threads':>8s} "
              f"{'memory MB':>10s}"]
     stage_total = {"cpu": 0.0, "gpu": 0.0}
@@ -52,10 +53,13 @@ def bottleneck_report(pipe):
             threads = f"{100 * busy_threads:.0f}%"
         lines.append(f"{name[:32]:32s} {s['device']:6s} {s['mean_time_ms']:9.2f} {100 * share:5.0f}% "
                      f"{threads:>8s} {mem}")
+    cpu_work_s = sum(s.get("work_time_ms", 0) for s in stats.values() if s["device"] == "cpu") / 1e3
+    pool = cpu_work_s / max(ps["num_threads"] * ps["cpu_stage_busy_s"], 1e-9)
     device = f"GPU stage {100 * gpu:.0f}%"
     if mixed > 0:
         device = f"mixed stage {100 * mixed:.0f}%, " + device
-    lines.append(f"stages busy: CPU {100 * busy['cpu']:.0f}% of the time, {device}; the consumer "
+    lines.append(f"stages busy: CPU {100 * busy['cpu']:.0f}% of the time (its threads "
+                 f"{100 * min(pool, 1):.0f}%), {device}; the consumer "
                  f"waited {100 * waited:.0f}% of the time "
                  f"(prefetch_queue_depth={ps['prefetch_queue_depth']})")
     # A stage busy nearly all the time is at capacity even when the consumer rarely waits

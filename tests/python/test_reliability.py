@@ -195,7 +195,8 @@ def test_engine_threads_are_named_and_end_with_their_pipeline(dataset):
     p.build()
     p.run()
     started = collections.Counter(sluice_threads()) - before
-    assert sorted(started.elements()) == ["sluice-cpu", "sluice-w0", "sluice-w1", "sluice-w2"]
+    assert sorted(started.elements()) == ["sluice-cpu", "sluice-cpu1", "sluice-w0", "sluice-w1",
+                                          "sluice-w2"]
     del p
     assert collections.Counter(sluice_threads()) == before
 
@@ -340,6 +341,8 @@ def test_bottleneck_report_tells_loading_bound_from_training_bound(dataset):
     # How busy the threads were in each CPU operator (a share of the pool, at most 100%).
     busy = [int(m) for m in re.findall(r" cpu +[\d.]+ +\d+% +(\d+)% ", report)]
     assert busy and all(0 < b <= 100 for b in busy), report
+    pool = re.search(r"CPU \d+% of the time \(its threads (\d+)%\)", report)
+    assert pool and 0 < int(pool.group(1)) <= 100, report
 
     slow = train_pipe(dataset, batch=8, threads=2)
     slow.build()

@@ -9,7 +9,8 @@
 //   release_outputs() gives the oldest shared iteration back
 //
 // The CPU stage of iteration i+1 overlaps the mixed/GPU stage of iteration i (exec_pipelined),
-// and the mixed stage of i+1 overlaps the GPU stage of i.
+// and the mixed stage of i+1 overlaps the GPU stage of i. A pipelined CPU stage also works on
+// two iterations at once, one operator apart (Note [Two CPU iterations] in executor.cc).
 // Outputs share storage with the executor's buffers; buffers still referenced by the consumer
 // are never overwritten (TensorList copy-on-write), so outputs stay valid as long as they are
 // held. After an error the executor stops starting iterations; the consumer gets the finished
@@ -115,7 +116,12 @@ class Executor {
   // The tensor `output` of operator `op` in this iteration's slots.
   TensorList& tensor(Slot& cpu, Slot* gpu, int op, int output);
   std::vector<TensorList*> io_outputs_of(int op, Slot& cpu, Slot* gpu);
-  void cpu_loop();
+  void cpu_loop(int worker);
+  void size_batch(BatchInfo& b);
+  // Note [Two CPU iterations]: wait until `turn` has reached `iteration`, or advance it.
+  void wait_turn(const int64_t& turn, int64_t iteration);
+  void pass_turn(int64_t& turn, int64_t iteration);
+  int cpu_workers() const { return params_.pipelined ? 2 : 1; }
   void device_loop(Part part);
   bool can_start_cpu_locked() const;
   bool can_start_device_locked(Part part) const;
@@ -133,9 +139,11 @@ class Executor {
   int mixed_end_ = 0;
   bool has_mixed_thread() const { return mixed_end_ > first_gpu_op_; }
   // Iterations the CPU stage may have started and not seen published. The last device stage
-  // frees a CPU slot: with a mixed thread one more iteration is past the CPU stage, so the CPU
-  // stage gets one more slot to keep its lead.
-  int cpu_limit() const { return params_.cpu_queue_depth + (has_mixed_thread() ? 1 : 0); }
+  // frees a CPU slot: with a mixed thread one more iteration is past the CPU stage, and with a
+  // second CPU worker one more is in it, so the CPU stage gets a slot more for each.
+  int cpu_limit() const {
+    return params_.cpu_queue_depth + (has_mixed_thread() ? 1 : 0) + (cpu_workers() - 1);
+  }
   std::unique_ptr<ThreadPool> pool_;
   cuda::PooledStream stream_;
   // Mixed thread only: its stream, the event that ends each GPU slot's mixed work, and per
@@ -180,12 +188,21 @@ class Executor {
 
   // Where the time goes (for the bottleneck report), guarded by mu_.
   struct Timing {
-    uint64_t cpu_stage_ns = 0, mixed_stage_ns = 0, gpu_stage_ns = 0;  // stage threads running
+    uint64_t cpu_stage_ns = 0, mixed_stage_ns = 0, gpu_stage_ns = 0;  // a stage had work
     uint64_t wait_ns = 0;  // time the consumer spent waiting for outputs
     std::chrono::steady_clock::time_point first_schedule{};
   } timing_;
 
-  std::thread cpu_thread_, mixed_thread_, gpu_thread_;
+  // Note [Two CPU iterations]: per CPU operator, the iterations (since the last reset) it has
+  // run; and how many iterations the CPU stage sized and handed on. Guarded by turn_mu_.
+  std::mutex turn_mu_;
+  std::condition_variable turn_cv_;
+  std::vector<int64_t> op_turn_;
+  int64_t sized_turn_ = 0, handoff_turn_ = 0;
+  int64_t samples_since_reset_ = 0, seen_epoch_ = 0;      // the sizing turn's
+  std::chrono::steady_clock::time_point cpu_busy_since_;  // under mu_, while cpu_busy_ > 0
+  std::vector<std::thread> cpu_threads_;
+  std::thread mixed_thread_, gpu_thread_;
 };
 
 }  // namespace sluice

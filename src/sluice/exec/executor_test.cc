@@ -4,6 +4,7 @@
 
 #include <chrono>
 #include <cstring>
+#include <map>
 #include <mutex>
 #include <thread>
 
@@ -20,16 +21,27 @@ SLUICE_REGISTER_SCHEMA(OpSchema("_test.probe")
                            .arg("fail_sample", ArgType::kInt, int64_t{0}, "")
                            .arg("sleep_ms", ArgType::kInt, int64_t{0}, "")
                            .arg("by_cost", ArgType::kBool, false, "")
+                           .arg("log", ArgType::kBool, false, "")
                            .internal());
 
 // With by_cost, the probe gives sample i the cost i and records the order samples start in.
 std::mutex g_started_mu;
 std::vector<int> g_started;
 
+// With log, the probe records when each of its runs began and ended.
+struct ProbeRun {
+  std::string op;
+  int64_t iteration;
+  std::chrono::steady_clock::time_point begin, end;
+};
+std::mutex g_runs_mu;
+std::vector<ProbeRun> g_runs;
+
 class Probe : public Operator {
  public:
   using Operator::Operator;
   void run(Workspace& ws) override {
+    const auto begin = std::chrono::steady_clock::now();
     std::this_thread::sleep_for(std::chrono::milliseconds(spec_.arg<int64_t>("sleep_ms")));
     const TensorList& in = ws.input(0);
     TensorList& out = ws.output(0);
@@ -51,6 +63,10 @@ class Probe : public Operator {
           std::memcpy(out.raw_sample(i), in.raw_sample(i), in.sample_bytes(i));
         },
         1, cost);
+    if (spec_.arg<bool>("log")) {
+      std::lock_guard<std::mutex> lk(g_runs_mu);
+      g_runs.push_back({spec_.name, ws.batch().iteration, begin, std::chrono::steady_clock::now()});
+    }
   }
 };
 SLUICE_REGISTER_OPERATOR("_test.probe", OpDevice::kCPU, Probe);
@@ -170,6 +186,50 @@ TEST(Executor, CostOrderStillReportsTheLowestFailingSample) {
   } catch (const DecodeError& e) {
     EXPECT_NE(std::string(e.what()).find("sample 3"), std::string::npos) << e.what();
   }
+}
+
+// Note [Two CPU iterations]: the second probe of one iteration runs while the first probe runs
+// the next iteration; each probe still runs its iterations one at a time and in order.
+TEST(Executor, TwoCpuIterationsOverlapOneOperatorApart) {
+  PipelineGraph g;
+  auto uni = g.add("random.uniform", "uni", "", {}, {}, {{"shape", {4}}});
+  nlohmann::json args = {{"sleep_ms", 40}, {"log", true}};
+  auto a = g.add("_test.probe", "a", "", {uni[0]}, {}, args);
+  auto b = g.add("_test.probe", "b", "", {a[0]}, {}, args);
+  g.outputs = {b[0]};
+  g_runs.clear();
+  std::vector<std::vector<uint8_t>> got;
+  {
+    Pipeline pipe(g, params(2, 2));
+    got = run_bytes(pipe, 6);
+  }
+  std::map<std::string, std::vector<ProbeRun>> by_op;
+  {
+    std::lock_guard<std::mutex> lk(g_runs_mu);
+    for (const ProbeRun& r : g_runs) by_op[r.op].push_back(r);
+  }
+  PipelineParams serial = params(2, 2);
+  serial.exec_pipelined = false;
+  Pipeline ref(g, serial);
+  EXPECT_EQ(got, run_bytes(ref, 6));
+
+  int overlaps = 0;
+  for (const auto& [op, runs] : by_op) {
+    ASSERT_GE(runs.size(), 6u) << op;
+    for (size_t k = 1; k < runs.size(); ++k) {
+      EXPECT_EQ(runs[k].iteration, runs[k - 1].iteration + 1) << op;
+      EXPECT_GE(runs[k].begin, runs[k - 1].end) << op << " ran two iterations at once";
+    }
+  }
+  for (const ProbeRun& second : by_op["b"]) {
+    for (const ProbeRun& first : by_op["a"]) {
+      if (first.iteration == second.iteration + 1 && first.begin < second.end &&
+          second.begin < first.end) {
+        ++overlaps;
+      }
+    }
+  }
+  EXPECT_GE(overlaps, 3) << "probe a of iteration k+1 should run while probe b runs iteration k";
 }
 
 TEST(Executor, DestroyingWithWorkInFlightReturnsPromptly) {

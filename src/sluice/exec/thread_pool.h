@@ -25,7 +25,7 @@ namespace sluice {
 
 class ThreadPool {
  public:
-  static constexpr int kStageSlots = 3;  // extra per-thread-state slots for stage threads
+  static constexpr int kStageSlots = 4;  // per-thread state for stage threads (2 CPU, mixed, GPU)
 
   // `affinity`: CPU ids for workers 0, 1, ... (empty: no pinning). `device` >= 0 makes that CUDA
   // device current on every worker.
