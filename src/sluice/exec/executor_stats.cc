@@ -33,8 +33,12 @@ nlohmann::json Executor::pipeline_statistics() const {
           ? 0.0
           : std::chrono::duration<double>(std::chrono::steady_clock::now() - timing_.first_schedule)
                 .count();
+  // The CPU stage's busy time is added when its last running iteration ends; with two CPU
+  // workers that may be long after it began.
+  const auto since = std::chrono::steady_clock::now() - cpu_busy_since_;
+  const double cpu_open = cpu_busy_ > 0 ? std::chrono::duration<double>(since).count() : 0.0;
   return {{"wall_time_s", wall},
-          {"cpu_stage_busy_s", timing_.cpu_stage_ns / 1e9},
+          {"cpu_stage_busy_s", timing_.cpu_stage_ns / 1e9 + cpu_open},
           {"mixed_stage_busy_s", timing_.mixed_stage_ns / 1e9},
           {"gpu_stage_busy_s", timing_.gpu_stage_ns / 1e9},
           {"consumer_wait_s", timing_.wait_ns / 1e9},

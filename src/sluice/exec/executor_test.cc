@@ -202,6 +202,11 @@ TEST(Executor, TwoCpuIterationsOverlapOneOperatorApart) {
   {
     Pipeline pipe(g, params(2, 2));
     got = run_bytes(pipe, 6);
+    // The consumer always waits: the CPU stage is busy nearly all the time, though its two
+    // workers rarely both stop.
+    const auto ps = pipe.executor().pipeline_statistics();
+    EXPECT_GT(ps["cpu_stage_busy_s"].get<double>(), 0.8 * ps["wall_time_s"].get<double>());
+    EXPECT_LE(ps["cpu_stage_busy_s"].get<double>(), ps["wall_time_s"].get<double>() + 1e-3);
   }
   std::map<std::string, std::vector<ProbeRun>> by_op;
   {
