@@ -269,6 +269,12 @@ TEST(Executor, HoldingMoreThanTheQueueDepthIsAnError) {
   EXPECT_THROW(ex.share_outputs(), InvalidArgument);
   ex.release_outputs();
   EXPECT_NO_THROW(ex.share_outputs());
+  // A finished iteration may be waiting for room (Note [Two CPU iterations]): reset() drops it.
+  ex.schedule_run();
+  ex.schedule_run();
+  ex.reset();
+  auto out = pipe.run();
+  EXPECT_EQ(out->tensors[0].num_samples(), 16);
 }
 
 TEST(Graph, ErrorsNameOperatorAndArgument) {
