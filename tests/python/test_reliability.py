@@ -195,8 +195,7 @@ def test_engine_threads_are_named_and_end_with_their_pipeline(dataset):
     p.build()
     p.run()
     started = collections.Counter(sluice_threads()) - before
-    assert sorted(started.elements()) == ["sluice-cpu", "sluice-cpu1", "sluice-w0", "sluice-w1",
-                                          "sluice-w2"]
+    assert sorted(started.elements()) == ["sluice-cpu", "sluice-w0", "sluice-w1", "sluice-w2"]
     del p
     assert collections.Counter(sluice_threads()) == before
 

@@ -201,13 +201,13 @@ bool Executor::can_start_device_locked(Part part) const {
 
 // Note [Two CPU iterations]
 // Within one iteration the CPU operators run one after another, each spread over the pool, and
-// each ends on its slowest samples while other threads go idle. A pipelined CPU stage therefore
-// has two workers, each running whole iterations: while one finishes an operator, the pool's
-// idle threads take the other's tasks (the pool is FIFO, so the older iteration's tasks go
-// first). Every operator still runs one iteration at a time and in order (op_turn_), so an
-// operator's state is never touched by two iterations at once; sources are asked for the next
-// batch's size only after they ran the previous one (sized_turn_), and iterations are handed
-// on in order (handoff_turn_). The older iteration never waits for the younger one.
+// each ends on its slowest samples while other threads go idle. A pipelined CPU stage with a
+// pool of 8 threads or more therefore has two workers, each running whole iterations: while one
+// finishes an operator, the pool's idle threads take the other's tasks (the pool is FIFO, so the
+// older iteration's tasks go first). Every operator still runs one iteration at a time and in order
+// (op_turn_), so an operator's state is never touched by two iterations at once; sources are asked
+// for the next batch's size only after they ran the previous one (sized_turn_), and iterations are
+// handed on in order (handoff_turn_). The older iteration never waits for the younger one.
 void Executor::wait_turn(const int64_t& turn, int64_t iteration) {
   std::unique_lock<std::mutex> lk(turn_mu_);
   turn_cv_.wait(lk, [&] { return turn >= iteration; });

@@ -141,7 +141,7 @@ TEST(Executor, OutputsAreBitIdenticalAcrossThreadsAndPrefetchDepth) {
 }
 
 TEST(Executor, WorkerErrorNamesOperatorAndSampleThenResetRecovers) {
-  Pipeline pipe(random_graph({{"fail_iteration", 2}, {"fail_sample", 5}}), params(3, 2));
+  Pipeline pipe(random_graph({{"fail_iteration", 2}, {"fail_sample", 5}}), params(8, 2));
   pipe.run();
   pipe.run();
   try {
@@ -200,7 +200,7 @@ TEST(Executor, TwoCpuIterationsOverlapOneOperatorApart) {
   g_runs.clear();
   std::vector<std::vector<uint8_t>> got;
   {
-    Pipeline pipe(g, params(2, 2));
+    Pipeline pipe(g, params(8, 2));  // two CPU workers from 8 threads
     got = run_bytes(pipe, 6);
     // The consumer always waits: the CPU stage is busy nearly all the time, though its two
     // workers rarely both stop.
@@ -213,7 +213,7 @@ TEST(Executor, TwoCpuIterationsOverlapOneOperatorApart) {
     std::lock_guard<std::mutex> lk(g_runs_mu);
     for (const ProbeRun& r : g_runs) by_op[r.op].push_back(r);
   }
-  PipelineParams serial = params(2, 2);
+  PipelineParams serial = params(8, 2);
   serial.exec_pipelined = false;
   Pipeline ref(g, serial);
   EXPECT_EQ(got, run_bytes(ref, 6));
@@ -240,7 +240,7 @@ TEST(Executor, TwoCpuIterationsOverlapOneOperatorApart) {
 TEST(Executor, DestroyingWithWorkInFlightReturnsPromptly) {
   auto t0 = std::chrono::steady_clock::now();
   {
-    Pipeline pipe(random_graph({{"sleep_ms", 50}}), params(2, 3));
+    Pipeline pipe(random_graph({{"sleep_ms", 50}}), params(8, 3));
     for (int i = 0; i < 5; ++i) pipe.executor().schedule_run();
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
   }
@@ -261,7 +261,7 @@ TEST(Executor, SerializeDeserializeGivesIdenticalOutputs) {
 }
 
 TEST(Executor, HoldingMoreThanTheQueueDepthIsAnError) {
-  Pipeline pipe(random_graph(), params(1, 1));
+  Pipeline pipe(random_graph(), params(8, 1));  // two CPU workers: one may wait for room
   Executor& ex = pipe.executor();
   ex.schedule_run();
   ex.schedule_run();
