@@ -58,8 +58,9 @@ def bottleneck_report(pipe):
     device = f"GPU stage {100 * gpu:.0f}%"
     if mixed > 0:
         device = f"mixed stage {100 * mixed:.0f}%, " + device
+    shared = ", two iterations at once" if ps.get("cpu_workers", 1) > 1 else ""
     lines.append(f"stages busy: CPU {100 * busy['cpu']:.0f}% of the time (its threads "
-                 f"{100 * min(pool, 1):.0f}%), {device}; the consumer "
+                 f"{100 * min(pool, 1):.0f}%{shared}), {device}; the consumer "
                  f"waited {100 * waited:.0f}% of the time "
                  f"(prefetch_queue_depth={ps['prefetch_queue_depth']})")
     # A stage busy nearly all the time is at capacity even when the consumer rarely waits

@@ -207,6 +207,7 @@ TEST(Executor, TwoCpuIterationsOverlapOneOperatorApart) {
     const auto ps = pipe.executor().pipeline_statistics();
     EXPECT_GT(ps["cpu_stage_busy_s"].get<double>(), 0.8 * ps["wall_time_s"].get<double>());
     EXPECT_LE(ps["cpu_stage_busy_s"].get<double>(), ps["wall_time_s"].get<double>() + 1e-3);
+    EXPECT_EQ(ps["cpu_workers"].get<int>(), 2);
   }
   std::map<std::string, std::vector<ProbeRun>> by_op;
   {
