@@ -118,7 +118,7 @@ Executor::Executor(CompiledGraph graph, ExecutorParams params)
       shared_gpu_[i - first_gpu_op_].push_back(!is_output);
     }
   }
-  const int cpu_ring = has_gpu_stage() ? cpu_limit() : cpu_limit() + 1 + (cpu_workers() - 1);
+  const int cpu_ring = has_gpu_stage() ? cpu_limit() : cpu_limit() + 1;
   for (int k = 0; k < cpu_ring; ++k) cpu_slots_.push_back(make_slot(0, first_gpu_op_));
   for (int k = 0; any_pinned && k < cpu_ring; ++k) cpu_slot_read_.emplace_back(params_.device_id);
   if (has_gpu_stage()) {
@@ -138,7 +138,6 @@ void Executor::start_threads() {
   op_turn_.assign(first_gpu_op_, 0);
   sized_turn_ = handoff_turn_ = 0;
   samples_since_reset_ = 0;
-  seen_epoch_ = epoch_;
   for (int w = 0; w < cpu_workers(); ++w) cpu_threads_.emplace_back([this, w] { cpu_loop(w); });
   if (has_mixed_thread()) {
     mixed_thread_ = std::thread([this] { device_loop(Part::kMixed); });
@@ -233,13 +232,14 @@ void Executor::cpu_loop(int worker) {
   const int caller_slot = pool_->num_threads() + (worker == 0 ? 0 : ThreadPool::kStageSlots - 1);
   for (;;) {
     // 1. Wait for a scheduled iteration and room for its results.
-    int64_t iteration;
+    int64_t iteration, epoch;
     int slot_index;
     {
       std::unique_lock<std::mutex> lk(mu_);
       cv_.wait(lk, [&] { return stop_ || can_start_cpu_locked(); });
       if (stop_) return;
       iteration = cpu_next_++;
+      epoch = epoch_;
       slot_index = static_cast<int>(iteration % cpu_slots_.size());
       if (cpu_busy_++ == 0) cpu_busy_since_ = std::chrono::steady_clock::now();
       ++cpu_inflight_;
@@ -265,7 +265,7 @@ void Executor::cpu_loop(int worker) {
         if (graph_.ops[i].schema->is_source()) wait_turn(op_turn_[i], iteration);
       }
       try {
-        size_batch(slot.batch);
+        size_batch(slot.batch, epoch);
       } catch (...) {
         pass_turn(sized_turn_, iteration);
         throw;
@@ -313,7 +313,7 @@ void Executor::cpu_loop(int worker) {
 }
 
 // Runs the sources' begin_iteration and fills in the batch's size and samples (in its turn).
-void Executor::size_batch(BatchInfo& b) {
+void Executor::size_batch(BatchInfo& b, int64_t epoch) {
   for (size_t i = 0; i < ops_.size(); ++i) {
     if (!graph_.ops[i].schema->is_source()) continue;
     try {
@@ -332,7 +332,7 @@ void Executor::size_batch(BatchInfo& b) {
                params_.max_batch_size);
   if (b.samples.empty()) {
     b.samples.resize(b.size);
-    for (int i = 0; i < b.size; ++i) b.samples[i] = {"", seen_epoch_, samples_since_reset_ + i};
+    for (int i = 0; i < b.size; ++i) b.samples[i] = {"", epoch, samples_since_reset_ + i};
   }
   samples_since_reset_ += b.size;
 }

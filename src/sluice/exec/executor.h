@@ -117,7 +117,7 @@ class Executor {
   TensorList& tensor(Slot& cpu, Slot* gpu, int op, int output);
   std::vector<TensorList*> io_outputs_of(int op, Slot& cpu, Slot* gpu);
   void cpu_loop(int worker);
-  void size_batch(BatchInfo& b);
+  void size_batch(BatchInfo& b, int64_t epoch);
   // Note [Two CPU iterations]: wait until `turn` has reached `iteration`, or advance it.
   void wait_turn(const int64_t& turn, int64_t iteration);
   void pass_turn(int64_t& turn, int64_t iteration);
@@ -204,7 +204,7 @@ class Executor {
   std::condition_variable turn_cv_;
   std::vector<int64_t> op_turn_;
   int64_t sized_turn_ = 0, handoff_turn_ = 0;
-  int64_t samples_since_reset_ = 0, seen_epoch_ = 0;      // the sizing turn's
+  int64_t samples_since_reset_ = 0;                       // the sizing turn's
   std::chrono::steady_clock::time_point cpu_busy_since_;  // under mu_, while cpu_busy_ > 0
   std::vector<std::thread> cpu_threads_;
   std::thread mixed_thread_, gpu_thread_;
