@@ -10,7 +10,7 @@
 //
 // The CPU stage of iteration i+1 overlaps the mixed/GPU stage of iteration i (exec_pipelined),
 // and the mixed stage of i+1 overlaps the GPU stage of i. A pipelined CPU stage also works on
-// two iterations at once, one operator apart (Note [Two CPU iterations] in executor.cc).
+// two iterations at once, one operator apart (Note [Two CPU iterations] in executor_cpu_stage.cc).
 // Outputs share storage with the executor's buffers; buffers still referenced by the consumer
 // are never overwritten (TensorList copy-on-write), so outputs stay valid as long as they are
 // held. After an error the executor stops starting iterations; the consumer gets the finished
@@ -116,6 +116,7 @@ class Executor {
   // The tensor `output` of operator `op` in this iteration's slots.
   TensorList& tensor(Slot& cpu, Slot* gpu, int op, int output);
   std::vector<TensorList*> io_outputs_of(int op, Slot& cpu, Slot* gpu);
+  static uint64_t elapsed_ns(std::chrono::steady_clock::time_point start);
   void cpu_loop(int worker);
   void size_batch(BatchInfo& b, int64_t epoch);
   // Note [Two CPU iterations]: wait until `turn` has reached `iteration`, or advance it.
