@@ -52,12 +52,9 @@ void Buffer::reset() {
 }
 
 void Buffer::reallocate(size_t capacity) {
-  void* old = data_;
-  size_t old_capacity = capacity_;
   MemoryResource& r = memory_resource(kind_, device_);
-  data_ = r.allocate(capacity);
+  data_ = data_ ? r.reallocate(data_, capacity_, capacity, stream()) : r.allocate(capacity);
   capacity_ = capacity;
-  if (old) r.deallocate(old, old_capacity, stream());
 }
 
 void Buffer::resize(size_t bytes) {

@@ -1,9 +1,16 @@
 #include "sluice/memory/buffer.h"
 
+#include <sys/mman.h>
+#include <unistd.h>
+
 #include <gtest/gtest.h>
+
+#include <cstring>
+#include <vector>
 
 #include "sluice/core/tensor_list.h"
 #include "sluice/memory/buffer_policy.h"
+#include "sluice/memory/memory_resource.h"
 
 namespace sluice {
 namespace {
@@ -31,6 +38,36 @@ TEST(Buffer, HostShrinksBelowThresholdAndGrowsByFactor) {
   EXPECT_EQ(b.capacity(), 100u);
   set_host_buffer_shrink_threshold(0.9);
   set_host_buffer_growth_factor(1.0);
+}
+
+// How many of the first `bytes` of `p` are in resident pages (mincore).
+size_t resident_bytes(const void* p, size_t bytes) {
+  const size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
+  std::vector<unsigned char> in_core((bytes + page - 1) / page);
+  EXPECT_EQ(mincore(const_cast<void*>(p), bytes, in_core.data()), 0);
+  size_t n = 0;
+  for (unsigned char c : in_core) n += (c & 1) ? page : 0;
+  return n;
+}
+
+// A large host buffer that grows or shrinks keeps the pages it had written (mremap), so a batch a
+// little larger than the last one faults in only the difference.
+TEST(Buffer, LargeHostBufferKeepsItsPagesWhenItGrowsOrShrinks) {
+  const size_t mb = size_t(1) << 20;
+  Buffer b(MemoryKind::kHost);
+  b.resize(8 * mb);
+  std::memset(b.data(), 1, 8 * mb);
+  const size_t allocated = host_memory().stats().allocated;
+  b.resize(9 * mb);
+  EXPECT_EQ(host_memory().stats().allocated, allocated + mb);
+  EXPECT_EQ(resident_bytes(b.data(), 8 * mb), 8 * mb);
+  EXPECT_EQ(static_cast<unsigned char*>(b.data())[8 * mb - 1], 1);
+  std::memset(static_cast<char*>(b.data()) + 8 * mb, 2, mb);  // the new part is usable
+
+  for (int i = 0; i < Buffer::kShrinkWindow; ++i) b.resize(2 * mb);
+  EXPECT_EQ(b.capacity(), 2 * mb);
+  EXPECT_EQ(host_memory().stats().allocated, allocated - 6 * mb);
+  EXPECT_EQ(resident_bytes(b.data(), 2 * mb), 2 * mb);
 }
 
 TEST(Buffer, ReserveIsAFloorForShrinking) {

@@ -23,7 +23,7 @@ class HostResource : public MemoryResource {
   static constexpr size_t kMapThreshold = size_t(1) << 20;
 
   void* allocate(size_t bytes) override {
-    size_t size = (std::max<size_t>(bytes, 1) + kAlignment - 1) / kAlignment * kAlignment;
+    size_t size = rounded(bytes);
     void* p = nullptr;
     if (size >= kMapThreshold) {
       p = mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -43,7 +43,7 @@ class HostResource : public MemoryResource {
   }
   void deallocate(void* p, size_t bytes, cuda::StreamHandle) override {
     if (!p) return;
-    size_t size = (std::max<size_t>(bytes, 1) + kAlignment - 1) / kAlignment * kAlignment;
+    size_t size = rounded(bytes);
     if (size >= kMapThreshold) {
       munmap(p, size);
     } else {
@@ -53,12 +53,38 @@ class HostResource : public MemoryResource {
     stats_.allocated -= size;
     stats_.reserved -= size;
   }
+  // A mapped block grows or shrinks with mremap: the pages it keeps stay mapped, so a buffer that
+  // grows by a few percent (a larger batch) faults in only the new part, not all of it again,
+  // and no thread's TLB is flushed for the part it keeps.
+  void* reallocate(void* p, size_t old_bytes, size_t new_bytes,
+                   cuda::StreamHandle stream) override {
+    const size_t old_size = rounded(old_bytes), size = rounded(new_bytes);
+    if (!p || old_size < kMapThreshold || size < kMapThreshold) {
+      return MemoryResource::reallocate(p, old_bytes, new_bytes, stream);
+    }
+    void* q = mremap(p, old_size, size, MREMAP_MAYMOVE);
+    if (q == MAP_FAILED) {
+      throw OutOfMemory(
+          make_string("out of host memory: cannot resize ", old_bytes, " bytes to ", new_bytes));
+    }
+    std::lock_guard<std::mutex> lk(mu_);
+    stats_.allocated = stats_.allocated - old_size + size;
+    stats_.reserved = stats_.reserved - old_size + size;
+    stats_.peak_allocated = std::max(stats_.peak_allocated, stats_.allocated);
+    stats_.peak_reserved = std::max(stats_.peak_reserved, stats_.reserved);
+    ++stats_.allocations;
+    ++stats_.upstream_allocations;
+    return q;
+  }
   MemoryStats stats() const override {
     std::lock_guard<std::mutex> lk(mu_);
     return stats_;
   }
 
  private:
+  static size_t rounded(size_t bytes) {
+    return (std::max<size_t>(bytes, 1) + kAlignment - 1) / kAlignment * kAlignment;
+  }
   mutable std::mutex mu_;
   MemoryStats stats_;
 };
@@ -78,6 +104,13 @@ Registry& registry() {
 }
 
 }  // namespace
+
+void* MemoryResource::reallocate(void* p, size_t old_bytes, size_t new_bytes,
+                                 cuda::StreamHandle stream) {
+  void* q = allocate(new_bytes);
+  deallocate(p, old_bytes, stream);
+  return q;
+}
 
 std::string_view memory_kind_name(MemoryKind k) {
   switch (k) {

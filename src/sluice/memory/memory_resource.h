@@ -38,6 +38,10 @@ class MemoryResource {
   // Returns memory obtained from allocate(). With a non-null `stream`, reuse waits for the work
   // queued on that stream so far.
   virtual void deallocate(void* p, size_t bytes, cuda::StreamHandle stream = nullptr) = 0;
+  // Replaces `p` (`old_bytes`, from allocate()) by a block of `new_bytes`; the contents are not
+  // preserved. On failure `p` stays valid. By default allocates, then frees `p` with `stream`.
+  virtual void* reallocate(void* p, size_t old_bytes, size_t new_bytes,
+                           cuda::StreamHandle stream = nullptr);
   virtual MemoryStats stats() const = 0;
   // Returns cached, unused memory to the upstream allocator.
   virtual void release_unused() {}
