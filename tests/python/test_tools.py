@@ -1,6 +1,7 @@
 """The `sluice` command: make-dataset, bench (side by side with torchvision), info."""
 
 import json
+import math
 import subprocess
 import sys
 
@@ -40,6 +41,25 @@ def test_bench_compares_loaders_and_reports_the_bottleneck(tmp_path):
         assert r["first_batch_shape"][0] == 16 and len(r["rss_per_epoch_mb"]) == 2
     assert results["sluice-cpu"]["first_batch_shape"] == [16, 3, 224, 224]
     assert "verdict:" in out and "vs tv-tensor" in out
+
+
+def test_bench_trains_a_model_on_each_loader_with_synthetic_data_as_the_ceiling(tmp_path):
+    pytest.importorskip("torch")
+    pytest.importorskip("torchvision")
+    sluice("make-dataset", str(tmp_path / "d"), "--images", "16", "--classes", "2", "--workers", "1")
+    out = sluice("bench", "--data", str(tmp_path / "d"), "-b", "8", "--workers", "1", "--epochs",
+                 "1", "--warmup", "1", "--loaders", "sluice-cpu,torchvision-tensor", "--train",
+                 "resnet18", "--json", str(tmp_path / "r.json"), "--chart", str(tmp_path / "r.png"))
+    report = json.loads((tmp_path / "r.json").read_text())
+    results = {r["loader"]: r for r in report["results"]}
+    assert report["meta"]["train"] == "resnet18"
+    assert set(results) == {"sluice-cpu", "torchvision-tensor", "synthetic"}
+    for r in results.values():
+        assert "error" not in r, r
+        assert r["images"] == 16 and r["images_per_s"] > 0
+        # Two steps in the warm-up epoch, two timed, each on a real batch of 8.
+        assert r["train"]["steps"] == 4 and math.isfinite(r["train"]["last_loss"])
+    assert "of synthetic" in out
 
 
 def test_info_lists_operators():

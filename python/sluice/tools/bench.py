@@ -5,6 +5,8 @@ batches of 256, delivered as float batches on the GPU when there is one (on the 
 Each loader runs in its own child process (so memory and CPU time are its own): a warm-up, then
 whole epochs in steady state. Reported: images/s, ratio to each torchvision loader, CPU
 utilisation, peak RSS, device memory, time to first batch. Writes JSON and a PNG chart.
+With ``--train ARCH`` every loader feeds a torchvision model's training steps instead (bf16 and
+channels_last on a GPU), and random batches already on the device give the ceiling.
 """
 
 import json
@@ -15,6 +17,7 @@ import sys
 import time
 
 LOADERS = ["sluice-cpu", "sluice-gpu", "torchvision-pil", "torchvision-tensor"]
+SYNTHETIC = "synthetic"  # with --train: random batches on the device, the ceiling
 MEAN = [0.485 * 255, 0.456 * 255, 0.406 * 255]
 STD = [0.229 * 255, 0.224 * 255, 0.225 * 255]
 
@@ -31,6 +34,9 @@ def add_parser(sub):
     p.add_argument("--loaders", default=",".join(LOADERS), help="comma-separated subset")
     p.add_argument("--threads", default=None,
                    help="sweep Sluice's thread count, e.g. 1,2,4,8 (scaling efficiency)")
+    p.add_argument("--train", choices=["resnet18", "resnet50"],
+                   help="train this model on each loader's batches, with synthetic data as the "
+                   "ceiling (end to end)")
     p.add_argument("--profile", action="store_true",
                    help="print Sluice's bottleneck report (per-operator times, limiting stage)")
     p.add_argument("--json", default="bench-results.json", help="where to write the results")
@@ -65,7 +71,7 @@ def has_gpu():
 
 
 # ----------------------------------------------------------------------------------- loaders
-def sluice_loader(data, batch, threads, gpu_decode, use_gpu):
+def sluice_loader(data, batch, threads, gpu_decode, use_gpu, train=False):
     from sluice import fn, pipeline_def, types
 
     @pipeline_def(batch_size=batch, num_threads=threads, device_id=0 if use_gpu else None, seed=1,
@@ -74,9 +80,13 @@ def sluice_loader(data, batch, threads, gpu_decode, use_gpu):
         jpegs, labels = fn.readers.file(file_root=str(data), random_shuffle=True, name="Reader")
         if gpu_decode:
             # With cores to spare, the CPU codec takes what the hardware decoder does not, faster
-            # than nvJPEG's hybrid path next to the hardware (bench/RESULTS.md section 3).
-            rest = "cpu" if threads >= 8 else "nvjpeg"
-            images = fn.decoders.image_random_crop(jpegs, device="mixed", rest_decoder=rest)
+            # than nvJPEG's hybrid path next to the hardware (bench/RESULTS.md section 3). Next to
+            # training it takes everything: nvJPEG's CUDA calls slow the model's own launches
+            # (section 4; examples/imagenet/train.py does the same).
+            extra = {"rest_decoder": "cpu" if threads >= 8 else "nvjpeg"}
+            if train:
+                extra = {"rest_decoder": "cpu", "hw_decoder_load": 0.0}
+            images = fn.decoders.image_random_crop(jpegs, device="mixed", **extra)
             images = fn.resize(images, size=(224, 224))
         else:
             images = fn.decoders.image_random_crop(jpegs)
@@ -143,6 +153,52 @@ def torchvision_loader(data, batch, workers, kind, use_gpu):
     return epoch, loader
 
 
+def synthetic_loader(data, batch, use_gpu):
+    """As many random batches per epoch as the folder gives, already on the device."""
+    import torch
+
+    device = torch.device("cuda" if use_gpu else "cpu")
+    files = sum(1 for _ in pathlib.Path(data).rglob("*.jpg"))
+    images = torch.randn(batch, 3, 224, 224, device=device)
+    labels = torch.randint(0, 1000, (batch,), device=device)
+
+    def epoch():
+        for _ in range((files + batch - 1) // batch):
+            yield images, labels
+
+    return epoch, None
+
+
+def training(arch, use_gpu, state):
+    """Wraps a loader's epochs so that each batch goes through a training step of `arch`; `state`
+    counts the steps and keeps the last loss."""
+    import torch
+    import torchvision
+
+    device = torch.device("cuda" if use_gpu else "cpu")
+    model = getattr(torchvision.models, arch)(num_classes=1000).to(device)
+    model = model.to(memory_format=torch.channels_last)
+    opt = torch.optim.SGD(model.parameters(), lr=0.1, momentum=0.9, weight_decay=1e-4)
+    loss_fn = torch.nn.CrossEntropyLoss()
+
+    def wrap(epoch):
+        def trained_epoch():
+            for images, labels in epoch():
+                yield images, labels  # first, so the time to the first batch is the loader's
+                x = images.to(device).contiguous(memory_format=torch.channels_last)
+                with torch.autocast(device.type, dtype=torch.bfloat16, enabled=use_gpu):
+                    loss = loss_fn(model(x), labels.to(device).view(-1).long())
+                opt.zero_grad(set_to_none=True)
+                loss.backward()
+                opt.step()
+                state["steps"] = state.get("steps", 0) + 1
+                state["loss"] = loss.detach()
+
+        return trained_epoch
+
+    return wrap
+
+
 def measure(args):
     """Runs one loader (in a child process) and prints its JSON result."""
     import resource
@@ -151,14 +207,20 @@ def measure(args):
 
     use_gpu = has_gpu()
     kind = args.worker
+    trained = {}
+    train = training(args.train, use_gpu, trained) if args.train else None
     t_start = time.perf_counter()
-    if kind.startswith("sluice"):
+    if kind == SYNTHETIC:
+        epoch, keep = synthetic_loader(args.data, args.batch_size, use_gpu)
+    elif kind.startswith("sluice"):
         threads = int(os.environ.get("SLUICE_BENCH_THREADS", args.workers))
         epoch, keep = sluice_loader(args.data, args.batch_size, threads, kind == "sluice-gpu",
-                                    use_gpu)
+                                    use_gpu, bool(args.train))
     else:
         epoch, keep = torchvision_loader(args.data, args.batch_size, args.workers,
                                          kind.split("-")[1], use_gpu)
+    if train:
+        epoch = train(epoch)
     sync = torch.cuda.synchronize if use_gpu else (lambda: None)
     it = epoch()
     first = next(it)
@@ -190,6 +252,9 @@ def measure(args):
               "peak_rss_mb": rss, "rss_per_epoch_mb": rss_per_epoch,
               "first_batch_shape": list(first[0].shape),
               "first_batch_dtype": str(first[0].dtype), "first_batch_device": str(first[0].device)}
+    if trained:
+        result["train"] = {"arch": args.train, "steps": trained["steps"],
+                           "last_loss": float(trained["loss"])}
     if kind.startswith("sluice"):
         from sluice import backend
 
@@ -241,7 +306,8 @@ def tree_usage():
 def run_child(args, loader, extra_env=None):
     cmd = [sys.executable, "-m", "sluice.cli", "bench", "--worker", loader, "--data", str(args.data),
            "-b", str(args.batch_size), "--workers", str(args.workers), "--epochs", str(args.epochs),
-           "--warmup", str(args.warmup)] + (["--profile"] if args.profile else [])
+           "--warmup", str(args.warmup)] + (["--profile"] if args.profile else []) + (
+               ["--train", args.train] if args.train else [])
     env = dict(os.environ, **(extra_env or {}))
     proc = subprocess.run(cmd, capture_output=True, text=True, env=env)
     if proc.returncode != 0:
@@ -258,8 +324,10 @@ def _ratio(result, baseline, width):
 
 def table(results):
     base = {r["loader"]: r.get("images_per_s") for r in results if "images_per_s" in r}
+    ceiling = SYNTHETIC in base
     lines = [f"{'loader':28s} {'images/s':>10s} {'vs tv-tensor':>12s} {'vs tv-pil':>10s} "
-             f"{'CPU util':>8s} {'RSS MB':>8s} {'dev MB':>7s} {'1st batch':>9s}"]
+             + (f"{'of synthetic':>12s} " if ceiling else "")
+             + f"{'CPU util':>8s} {'RSS MB':>8s} {'dev MB':>7s} {'1st batch':>9s}"]
     for r in results:
         if "error" in r:
             lines.append(f"{r['loader']:28s} failed: {r['error']}")
@@ -268,12 +336,13 @@ def table(results):
             f"{r['loader']:28s} {r['images_per_s']:10,.0f} "
             f"{_ratio(r, base.get('torchvision-tensor'), 12)} "
             f"{_ratio(r, base.get('torchvision-pil'), 10)} "
-            f"{100 * r['cpu_utilisation']:7.0f}% {r['peak_rss_mb']:8.0f} "
+            + (f"{100 * r['images_per_s'] / base[SYNTHETIC]:11.1f}% " if ceiling else "")
+            + f"{100 * r['cpu_utilisation']:7.0f}% {r['peak_rss_mb']:8.0f} "
             f"{r.get('device_memory_mb', 0):7.0f} {r['time_to_first_batch_s']:8.2f}s")
     return "\n".join(lines)
 
 
-def chart(results, path):
+def chart(results, path, train=None):
     try:
         import matplotlib
 
@@ -286,7 +355,8 @@ def chart(results, path):
     ax.barh([r["loader"] for r in ok], [r["images_per_s"] for r in ok], color="#3b7dd8")
     for i, r in enumerate(ok):
         ax.text(r["images_per_s"], i, f" {r['images_per_s']:,.0f}", va="center")
-    ax.set_xlabel("images / s (RandomResizedCrop 224, flip, normalize, batch 256)")
+    work = f"training {train} on " if train else ""
+    ax.set_xlabel(f"images / s ({work}RandomResizedCrop 224, flip, normalize, batch 256)")
     ax.invert_yaxis()
     fig.tight_layout()
     fig.savefig(path, dpi=110)
@@ -304,6 +374,8 @@ def run(args):
         have_torch = True
     except ImportError:
         have_torch = False
+    if args.train and SYNTHETIC not in loaders:
+        loaders.append(SYNTHETIC)
     results = []
     for loader in loaders:
         if loader == "sluice-gpu" and not gpu:
@@ -320,7 +392,7 @@ def run(args):
             r["threads"] = t
             results.append(r)
     meta = {"data": str(args.data), "batch_size": args.batch_size, "workers": args.workers,
-            "epochs": args.epochs, "cores": os.cpu_count(), "gpu": gpu,
+            "epochs": args.epochs, "cores": os.cpu_count(), "gpu": gpu, "train": args.train,
             "date": time.strftime("%Y-%m-%d %H:%M")}
     with open(args.json, "w") as f:
         json.dump({"meta": meta, "results": results}, f, indent=1)
@@ -328,7 +400,7 @@ def run(args):
     for r in results:
         if r.get("bottleneck_report"):
             print(f"\n{r['loader']}:\n{r['bottleneck_report']}")
-    png = chart(results, args.chart)
+    png = chart(results, args.chart, args.train)
     print(f"results: {args.json}" + (f", chart: {png}" if png else ""))
     return 0
 
