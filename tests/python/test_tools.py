@@ -62,6 +62,20 @@ def test_bench_trains_a_model_on_each_loader_with_synthetic_data_as_the_ceiling(
     assert "of synthetic" in out
 
 
+def test_bench_has_a_python_entry_point(tmp_path):
+    pytest.importorskip("torch")
+    from sluice.tools.bench import bench
+
+    sluice("make-dataset", str(tmp_path / "d"), "--images", "8", "--classes", "2", "--workers", "1")
+    results = bench(tmp_path / "d", batch_size=4, workers=1, epochs=1, warmup=1,
+                    loaders="sluice-cpu", json=str(tmp_path / "r.json"),
+                    chart=str(tmp_path / "r.png"))
+    assert [r["loader"] for r in results] == ["sluice-cpu"]
+    assert results[0]["images"] == 8 and results[0]["first_batch_shape"] == [4, 3, 224, 224]
+    with pytest.raises(TypeError, match="unexpected option 'batch'"):
+        bench(tmp_path / "d", batch=4)
+
+
 def test_info_lists_operators():
     out = sluice("info")
     assert "decoders.image" in out and "readers.file" in out

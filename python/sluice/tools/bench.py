@@ -9,6 +9,7 @@ With ``--train ARCH`` every loader feeds a torchvision model's training steps in
 channels_last on a GPU), and random batches already on the device give the ceiling.
 """
 
+import argparse
 import json
 import os
 import pathlib
@@ -46,8 +47,6 @@ def add_parser(sub):
 
 
 def argparse_suppress():
-    import argparse
-
     return argparse.SUPPRESS
 
 
@@ -363,9 +362,30 @@ def chart(results, path, train=None):
     return path
 
 
+def bench(data=None, **options):
+    """Python entry point: runs what ``sluice bench`` runs and returns its results (a list of
+    dicts, one per loader), also printed and written to ``json`` / ``chart``. Options are the
+    command's, by their Python names: ``bench(threads="1,2,4", train="resnet18", batch_size=128)``.
+    """
+    parser = argparse.ArgumentParser()
+    add_parser(parser.add_subparsers())
+    args = parser.parse_args(["bench"])
+    for name, value in dict(options, data=data).items():
+        if name == "worker" or not hasattr(args, name):
+            raise TypeError(f"bench() got an unexpected option {name!r}")
+        setattr(args, name, value)
+    return compare(args)
+
+
 def run(args):
     if args.worker:
         return measure(args)
+    compare(args)
+    return 0
+
+
+def compare(args):
+    """Runs every loader in a child process, prints the table and returns the results."""
     args.data = pathlib.Path(args.data) if args.data else default_dataset(args.images)
     loaders = [l for l in args.loaders.split(",") if l]
     gpu = has_gpu()
@@ -402,5 +422,5 @@ def run(args):
             print(f"\n{r['loader']}:\n{r['bottleneck_report']}")
     png = chart(results, args.chart, args.train)
     print(f"results: {args.json}" + (f", chart: {png}" if png else ""))
-    return 0
+    return results
 
