@@ -26,14 +26,27 @@ def test_make_dataset_writes_decodable_class_folders(tmp_path):
         assert im.format == "JPEG" and min(im.size) > 0
 
 
+def make_data(tmp_path, images):
+    sluice("make-dataset", str(tmp_path / "d"), "--images", str(images), "--classes", "2",
+           "--workers", "1")
+    return tmp_path / "d"
+
+
+def bench_cli(tmp_path, images, batch, *args):
+    """`sluice bench` with one worker and one warm-up batch on a new folder of `images` JPEGs:
+    its output and its JSON report."""
+    out = sluice("bench", "--data", str(make_data(tmp_path, images)), "-b", str(batch),
+                 "--workers", "1", "--warmup", "1", "--json", str(tmp_path / "r.json"), "--chart",
+                 str(tmp_path / "r.png"), *args, cwd=tmp_path)
+    return out, json.loads((tmp_path / "r.json").read_text())
+
+
 def test_bench_compares_loaders_and_reports_the_bottleneck(tmp_path):
     pytest.importorskip("torch")
     pytest.importorskip("torchvision")
-    sluice("make-dataset", str(tmp_path / "d"), "--images", "48", "--classes", "2", "--workers", "1")
-    out = sluice("bench", "--data", str(tmp_path / "d"), "-b", "16", "--workers", "1", "--epochs",
-                 "2", "--warmup", "1", "--loaders", "sluice-cpu,torchvision-tensor", "--profile",
-                 "--json", str(tmp_path / "r.json"), "--chart", str(tmp_path / "r.png"), cwd=tmp_path)
-    results = {r["loader"]: r for r in json.loads((tmp_path / "r.json").read_text())["results"]}
+    out, report = bench_cli(tmp_path, 48, 16, "--epochs", "2", "--loaders",
+                            "sluice-cpu,torchvision-tensor", "--profile")
+    results = {r["loader"]: r for r in report["results"]}
     for name in ("sluice-cpu", "torchvision-tensor"):
         r = results[name]
         assert "error" not in r, r
@@ -46,11 +59,8 @@ def test_bench_compares_loaders_and_reports_the_bottleneck(tmp_path):
 def test_bench_trains_a_model_on_each_loader_with_synthetic_data_as_the_ceiling(tmp_path):
     pytest.importorskip("torch")
     pytest.importorskip("torchvision")
-    sluice("make-dataset", str(tmp_path / "d"), "--images", "16", "--classes", "2", "--workers", "1")
-    out = sluice("bench", "--data", str(tmp_path / "d"), "-b", "8", "--workers", "1", "--epochs",
-                 "1", "--warmup", "1", "--loaders", "sluice-cpu,torchvision-tensor", "--train",
-                 "resnet18", "--json", str(tmp_path / "r.json"), "--chart", str(tmp_path / "r.png"))
-    report = json.loads((tmp_path / "r.json").read_text())
+    out, report = bench_cli(tmp_path, 16, 8, "--epochs", "1", "--loaders",
+                            "sluice-cpu,torchvision-tensor", "--train", "resnet18")
     results = {r["loader"]: r for r in report["results"]}
     assert report["meta"]["train"] == "resnet18"
     assert set(results) == {"sluice-cpu", "torchvision-tensor", "synthetic"}
@@ -66,8 +76,7 @@ def test_bench_has_a_python_entry_point(tmp_path):
     pytest.importorskip("torch")
     from sluice.tools.bench import bench
 
-    sluice("make-dataset", str(tmp_path / "d"), "--images", "8", "--classes", "2", "--workers", "1")
-    results = bench(tmp_path / "d", batch_size=4, workers=1, epochs=1, warmup=1,
+    results = bench(make_data(tmp_path, 8), batch_size=4, workers=1, epochs=1, warmup=1,
                     loaders="sluice-cpu", json=str(tmp_path / "r.json"),
                     chart=str(tmp_path / "r.png"))
     assert [r["loader"] for r in results] == ["sluice-cpu"]
