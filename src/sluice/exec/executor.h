@@ -49,6 +49,9 @@ struct ExecutorParams {
   bool set_affinity = false;
   int stream_priority = 0;
   bool enable_memory_stats = false;
+  // Workers of a pipelined CPU stage (Note [Two CPU iterations]), at most
+  // ThreadPool::kMaxCpuWorkers; 0: two from kTwoCpuWorkersFromThreads pool threads, else one.
+  int cpu_workers = 0;
 };
 
 // One finished iteration.
@@ -126,7 +129,9 @@ class Executor {
   // iteration in flight costs a slot of memory and cache (measured 6% slower with 2 threads).
   static constexpr int kTwoCpuWorkersFromThreads = 8;
   int cpu_workers() const {
-    return params_.pipelined && params_.num_threads >= kTwoCpuWorkersFromThreads ? 2 : 1;
+    if (!params_.pipelined) return 1;
+    if (params_.cpu_workers > 0) return params_.cpu_workers;
+    return params_.num_threads >= kTwoCpuWorkersFromThreads ? 2 : 1;
   }
   void device_loop(Part part);
   bool can_start_cpu_locked() const;
@@ -145,8 +150,8 @@ class Executor {
   int mixed_end_ = 0;
   bool has_mixed_thread() const { return mixed_end_ > first_gpu_op_; }
   // Iterations the CPU stage may have started and not seen published. The last device stage
-  // frees a CPU slot: with a mixed thread one more iteration is past the CPU stage, and with a
-  // second CPU worker one more is in it, so the CPU stage gets a slot more for each.
+  // frees a CPU slot: with a mixed thread one more iteration is past the CPU stage, and each CPU
+  // worker after the first has one more in it, so the CPU stage gets a slot more for each.
   int cpu_limit() const {
     return params_.cpu_queue_depth + (has_mixed_thread() ? 1 : 0) + (cpu_workers() - 1);
   }

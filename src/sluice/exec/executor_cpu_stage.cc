@@ -13,11 +13,11 @@ bool Executor::can_start_cpu_locked() const {
     return false;
   }
   if (has_gpu_stage()) return cpu_inflight_ < cpu_limit();
-  // Published, held and running iterations. With a second CPU worker, up to two more than the
-  // queue's depth (one slot more in the ring), so that both work while the consumer holds
-  // `depth` outputs; a finished iteration waits for room before it is published.
+  // Published, held and running iterations. With several CPU workers, up to one per worker more
+  // than the queue's depth (the whole ring), so that all work while the consumer holds `depth`
+  // outputs; a finished iteration waits for room before it is published.
   const int taken = static_cast<int>(outputs_.size() + held_.size()) + cpu_busy_;
-  return taken < params_.cpu_queue_depth + 2 * (cpu_workers() - 1);
+  return taken < params_.cpu_queue_depth + (cpu_workers() > 1 ? cpu_workers() : 0);
 }
 
 // Note [Two CPU iterations]
@@ -29,6 +29,8 @@ bool Executor::can_start_cpu_locked() const {
 // (op_turn_), so an operator's state is never touched by two iterations at once; sources are asked
 // for the next batch's size only after they ran the previous one (sized_turn_), and iterations are
 // handed on in order (handoff_turn_). The older iteration never waits for the younger one.
+// SLUICE_CPU_STAGE_WORKERS (1 to ThreadPool::kMaxCpuWorkers) sets another number of workers, for
+// measuring more of them on machines with many cores; each holds one more batch of memory.
 void Executor::wait_turn(const int64_t& turn, int64_t iteration) {
   std::unique_lock<std::mutex> lk(turn_mu_);
   turn_cv_.wait(lk, [&] { return turn >= iteration; });
@@ -50,8 +52,8 @@ void Executor::cpu_loop(int worker) {
     } catch (...) {
     }
   }
-  // The first worker uses the pool's first stage slot; the second the last one.
-  const int caller_slot = pool_->num_threads() + (worker == 0 ? 0 : ThreadPool::kStageSlots - 1);
+  // The first worker uses the pool's first stage slot; the mixed and GPU threads the next two.
+  const int caller_slot = pool_->num_threads() + (worker == 0 ? 0 : worker + 2);
   for (;;) {
     // 1. Wait for a scheduled iteration and room for its results.
     int64_t iteration, epoch;

@@ -190,52 +190,80 @@ TEST(Executor, CostOrderStillReportsTheLowestFailingSample) {
 
 // Note [Two CPU iterations]: the second probe of one iteration runs while the first probe runs
 // the next iteration; each probe still runs its iterations one at a time and in order.
-TEST(Executor, TwoCpuIterationsOverlapOneOperatorApart) {
+// Runs a chain of `ops` sleeping probes for `iterations` and checks Note [Two CPU iterations]:
+// each probe runs its iterations in order and never two at once, the outputs equal the
+// non-pipelined run's, and the CPU stage is busy nearly all the time. Returns how often all
+// probes ran at once, each on the iteration after the next probe's.
+int check_cpu_workers(int ops, int workers, int depth, int iterations) {
   PipelineGraph g;
-  auto uni = g.add("random.uniform", "uni", "", {}, {}, {{"shape", {4}}});
+  auto t = g.add("random.uniform", "uni", "", {}, {}, {{"shape", {4}}});
   nlohmann::json args = {{"sleep_ms", 40}, {"log", true}};
-  auto a = g.add("_test.probe", "a", "", {uni[0]}, {}, args);
-  auto b = g.add("_test.probe", "b", "", {a[0]}, {}, args);
-  g.outputs = {b[0]};
+  for (int k = 0; k < ops; ++k)
+    t = g.add("_test.probe", std::string(1, 'a' + k), "", {t[0]}, {}, args);
+  g.outputs = {t[0]};
   g_runs.clear();
   std::vector<std::vector<uint8_t>> got;
   {
-    Pipeline pipe(g, params(8, 2));  // two CPU workers from 8 threads
-    got = run_bytes(pipe, 6);
-    // The consumer always waits: the CPU stage is busy nearly all the time, though its two
-    // workers rarely both stop.
+    Pipeline pipe(g, params(8, depth));
+    got = run_bytes(pipe, iterations);
+    // The consumer always waits: the CPU stage is busy nearly all the time, though its workers
+    // rarely all stop.
     const auto ps = pipe.executor().pipeline_statistics();
     EXPECT_GT(ps["cpu_stage_busy_s"].get<double>(), 0.8 * ps["wall_time_s"].get<double>());
     EXPECT_LE(ps["cpu_stage_busy_s"].get<double>(), ps["wall_time_s"].get<double>() + 1e-3);
-    EXPECT_EQ(ps["cpu_workers"].get<int>(), 2);
+    EXPECT_EQ(ps["cpu_workers"].get<int>(), workers);
   }
   std::map<std::string, std::vector<ProbeRun>> by_op;
   {
     std::lock_guard<std::mutex> lk(g_runs_mu);
     for (const ProbeRun& r : g_runs) by_op[r.op].push_back(r);
   }
-  PipelineParams serial = params(8, 2);
+  PipelineParams serial = params(8, depth);
   serial.exec_pipelined = false;
   Pipeline ref(g, serial);
-  EXPECT_EQ(got, run_bytes(ref, 6));
+  EXPECT_EQ(got, run_bytes(ref, iterations));
 
-  int overlaps = 0;
   for (const auto& [op, runs] : by_op) {
-    ASSERT_GE(runs.size(), 6u) << op;
+    EXPECT_GE(runs.size(), static_cast<size_t>(iterations)) << op;
     for (size_t k = 1; k < runs.size(); ++k) {
       EXPECT_EQ(runs[k].iteration, runs[k - 1].iteration + 1) << op;
       EXPECT_GE(runs[k].begin, runs[k - 1].end) << op << " ran two iterations at once";
     }
   }
-  for (const ProbeRun& second : by_op["b"]) {
-    for (const ProbeRun& first : by_op["a"]) {
-      if (first.iteration == second.iteration + 1 && first.begin < second.end &&
-          second.begin < first.end) {
-        ++overlaps;
+  // Probe k on iteration i + (ops - 1 - k), for every k, overlapping in time.
+  int together = 0;
+  for (const ProbeRun& last : by_op[std::string(1, 'a' + ops - 1)]) {
+    auto begin = last.begin;
+    auto end = last.end;
+    for (int k = 0; k < ops - 1; ++k) {
+      for (const ProbeRun& r : by_op[std::string(1, 'a' + k)]) {
+        if (r.iteration != last.iteration + (ops - 1 - k)) continue;
+        begin = std::max(begin, r.begin);
+        end = std::min(end, r.end);
       }
     }
+    together += begin < end;
   }
-  EXPECT_GE(overlaps, 3) << "probe a of iteration k+1 should run while probe b runs iteration k";
+  return together;
+}
+
+TEST(Executor, TwoCpuIterationsOverlapOneOperatorApart) {
+  // Two CPU workers from 8 threads: probe a of iteration k+1 runs while probe b runs iteration k.
+  EXPECT_GE(check_cpu_workers(2, 2, 2, 6), 3);
+}
+
+TEST(Executor, MoreCpuWorkersFromTheEnvironment) {
+  setenv("SLUICE_CPU_STAGE_WORKERS", "3", 1);
+  // Three workers and three iterations ahead: three probes at once, one iteration apart.
+  EXPECT_GE(check_cpu_workers(3, 3, 3, 9), 3);
+  setenv("SLUICE_CPU_STAGE_WORKERS", "9", 1);
+  try {
+    Pipeline pipe(random_graph(), params(8, 2));
+    ADD_FAILURE() << "9 workers accepted";
+  } catch (const InvalidArgument& e) {
+    EXPECT_NE(std::string(e.what()).find("SLUICE_CPU_STAGE_WORKERS='9'"), std::string::npos);
+  }
+  unsetenv("SLUICE_CPU_STAGE_WORKERS");
 }
 
 TEST(Executor, DestroyingWithWorkInFlightReturnsPromptly) {

@@ -25,7 +25,10 @@ namespace sluice {
 
 class ThreadPool {
  public:
-  static constexpr int kStageSlots = 4;  // per-thread state for stage threads (2 CPU, mixed, GPU)
+  // Per-thread state for stage threads: the CPU stage's workers (at most kMaxCpuWorkers), the
+  // mixed thread and the GPU thread.
+  static constexpr int kMaxCpuWorkers = 4;
+  static constexpr int kStageSlots = kMaxCpuWorkers + 2;
 
   // `affinity`: CPU ids for workers 0, 1, ... (empty: no pinning). `device` >= 0 makes that CUDA
   // device current on every worker.
