@@ -58,7 +58,8 @@ def bottleneck_report(pipe):
     device = f"GPU stage {100 * gpu:.0f}%"
     if mixed > 0:
         device = f"mixed stage {100 * mixed:.0f}%, " + device
-    shared = ", two iterations at once" if ps.get("cpu_workers", 1) > 1 else ""
+    workers = ps.get("cpu_workers", 1)
+    shared = f", {workers} iterations at once" if workers > 1 else ""
     lines.append(f"stages busy: CPU {100 * busy['cpu']:.0f}% of the time (its threads "
                  f"{100 * min(pool, 1):.0f}%{shared}), {device}; the consumer "
                  f"waited {100 * waited:.0f}% of the time "
