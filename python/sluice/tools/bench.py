@@ -35,6 +35,8 @@ def add_parser(sub):
     p.add_argument("--loaders", default=",".join(LOADERS), help="comma-separated subset")
     p.add_argument("--threads", default=None,
                    help="sweep Sluice's thread count, e.g. 1,2,4,8 (scaling efficiency)")
+    p.add_argument("--prefetch", type=int, default=2,
+                   help="Sluice's prefetch_queue_depth (SLUICE_CPU_STAGE_WORKERS above 2 needs more)")
     p.add_argument("--train", choices=["resnet18", "resnet50"],
                    help="train this model on each loader's batches, with synthetic data as the "
                    "ceiling (end to end)")
@@ -70,11 +72,11 @@ def has_gpu():
 
 
 # ----------------------------------------------------------------------------------- loaders
-def sluice_loader(data, batch, threads, gpu_decode, use_gpu, train=False):
+def sluice_loader(data, batch, threads, gpu_decode, use_gpu, train=False, prefetch=2):
     from sluice import fn, pipeline_def, types
 
     @pipeline_def(batch_size=batch, num_threads=threads, device_id=0 if use_gpu else None, seed=1,
-                  prefetch_queue_depth=2)
+                  prefetch_queue_depth=prefetch)
     def pipe():
         jpegs, labels = fn.readers.file(file_root=str(data), random_shuffle=True, name="Reader")
         if gpu_decode:
@@ -214,7 +216,7 @@ def measure(args):
     elif kind.startswith("sluice"):
         threads = int(os.environ.get("SLUICE_BENCH_THREADS", args.workers))
         epoch, keep = sluice_loader(args.data, args.batch_size, threads, kind == "sluice-gpu",
-                                    use_gpu, bool(args.train))
+                                    use_gpu, bool(args.train), args.prefetch)
     else:
         epoch, keep = torchvision_loader(args.data, args.batch_size, args.workers,
                                          kind.split("-")[1], use_gpu)
@@ -305,7 +307,8 @@ def tree_usage():
 def run_child(args, loader, extra_env=None):
     cmd = [sys.executable, "-m", "sluice.cli", "bench", "--worker", loader, "--data", str(args.data),
            "-b", str(args.batch_size), "--workers", str(args.workers), "--epochs", str(args.epochs),
-           "--warmup", str(args.warmup)] + (["--profile"] if args.profile else []) + (
+           "--warmup", str(args.warmup), "--prefetch", str(args.prefetch)] + (
+               ["--profile"] if args.profile else []) + (
                ["--train", args.train] if args.train else [])
     env = dict(os.environ, **(extra_env or {}))
     proc = subprocess.run(cmd, capture_output=True, text=True, env=env)
@@ -412,7 +415,8 @@ def compare(args):
             r["threads"] = t
             results.append(r)
     meta = {"data": str(args.data), "batch_size": args.batch_size, "workers": args.workers,
-            "epochs": args.epochs, "cores": os.cpu_count(), "gpu": gpu, "train": args.train,
+            "epochs": args.epochs, "prefetch": args.prefetch, "cores": os.cpu_count(), "gpu": gpu,
+            "train": args.train,
             "date": time.strftime("%Y-%m-%d %H:%M")}
     with open(args.json, "w") as f:
         json.dump({"meta": meta, "results": results}, f, indent=1)
