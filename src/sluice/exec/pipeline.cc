@@ -2,11 +2,11 @@
 
 #include <cmath>
 #include <cstdint>
-#include <cstdlib>
 #include <limits>
 #include <random>
 #include <type_traits>
 
+#include "sluice/core/env.h"
 #include "sluice/core/error.h"
 #include "sluice/exec/thread_pool.h"
 
@@ -45,19 +45,6 @@ bool json_to_integer(const nlohmann::json& v, T& out) {
     return true;
   }
   return false;
-}
-
-// SLUICE_CPU_STAGE_WORKERS: how many iterations a pipelined CPU stage runs at once (Note [Two
-// CPU iterations] in executor_cpu_stage.cc); unset: the executor's choice.
-int cpu_workers_from_env() {
-  const char* v = std::getenv("SLUICE_CPU_STAGE_WORKERS");
-  if (!v || !*v) return 0;
-  char* end = nullptr;
-  long n = std::strtol(v, &end, 10);
-  SLUICE_CHECK(end && *end == '\0' && n >= 1 && n <= ThreadPool::kMaxCpuWorkers, InvalidArgument,
-               "environment variable SLUICE_CPU_STAGE_WORKERS='", v,
-               "' must be a whole number in [1, ", ThreadPool::kMaxCpuWorkers, "]");
-  return static_cast<int>(n);
 }
 
 }  // namespace
@@ -157,7 +144,9 @@ Pipeline::Pipeline(PipelineGraph graph, PipelineParams params) : params_(params)
   e.set_affinity = params_.set_affinity;
   e.stream_priority = params_.default_cuda_stream_priority;
   e.enable_memory_stats = params_.enable_memory_stats;
-  e.cpu_workers = cpu_workers_from_env();
+  // How many iterations a pipelined CPU stage runs at once (Note [Two CPU iterations] in
+  // executor_cpu_stage.cc); unset: the executor's choice.
+  e.cpu_workers = env_int("SLUICE_CPU_STAGE_WORKERS", 0, 1, ThreadPool::kMaxCpuWorkers);
   executor_ = std::make_unique<Executor>(compile_graph(std::move(graph)), e);
 }
 

@@ -1,23 +1,13 @@
 #include "sluice/memory/buffer_policy.h"
 
-#include <cstdlib>
 #include <mutex>
 #include <string>
 
+#include "sluice/core/env.h"
 #include "sluice/core/error.h"
 
 namespace sluice {
 namespace {
-
-double env_double(const char* name, double fallback, double lo, double hi) {
-  const char* v = std::getenv(name);
-  if (!v || !*v) return fallback;
-  char* end = nullptr;
-  double d = std::strtod(v, &end);
-  SLUICE_CHECK(end && *end == '\0' && d >= lo && d <= hi, InvalidArgument, "environment variable ",
-               name, "='", v, "' must be a number in [", lo, ", ", hi, "]");
-  return d;
-}
 
 struct State {
   std::mutex mu;
