@@ -307,9 +307,11 @@ def tree_usage():
 def run_child(args, loader, extra_env=None):
     cmd = [sys.executable, "-m", "sluice.cli", "bench", "--worker", loader, "--data", str(args.data),
            "-b", str(args.batch_size), "--workers", str(args.workers), "--epochs", str(args.epochs),
-           "--warmup", str(args.warmup), "--prefetch", str(args.prefetch)] + (
-               ["--profile"] if args.profile else []) + (
-               ["--train", args.train] if args.train else [])
+           "--warmup", str(args.warmup), "--prefetch", str(args.prefetch)]
+    if args.profile:
+        cmd.append("--profile")
+    if args.train:
+        cmd += ["--train", args.train]
     env = dict(os.environ, **(extra_env or {}))
     proc = subprocess.run(cmd, capture_output=True, text=True, env=env)
     if proc.returncode != 0:
