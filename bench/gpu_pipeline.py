@@ -3,7 +3,7 @@ decoders.image_random_crop -> resize 224 -> crop_mirror_normalize (mirror, FLOAT
 256, on a folder of ImageNet-like JPEGs. Prints images/s, the hardware decoder's share and the
 device memory the pipeline holds, for several hw_decoder_load / thread settings.
 
-    python3 bench/gpu_pipeline.py DATA_DIR [--batches 200] [--loads 0.6,0.7,0.8,0.9] [--lanes 1,2] [--decoder image]
+    python3 bench/gpu_pipeline.py DATA_DIR [--batches 200] [--loads auto,0.6,0.7] [--lanes 1,2] [--decoder image]
         [--rest-decoders nvjpeg,cpu]
 """
 
@@ -25,12 +25,14 @@ def run(data, batch, threads, load, batches, depth, lanes, threshold, decoder, r
     os.environ["SLUICE_NVJPEG_HW_LANES"] = str(lanes)
     extra = {} if threshold < 0 else {"hybrid_huffman_threshold": threshold}
     extra["rest_decoder"] = rest
+    if load is not None:  # else the decoder balances the share itself
+        extra["hw_decoder_load"] = load
     @pipeline_def(batch_size=batch, num_threads=threads, device_id=0, seed=1,
                   prefetch_queue_depth=depth)
     def pipe():
         jpegs, labels = fn.readers.file(file_root=data, random_shuffle=True, name="Reader")
         decode = getattr(fn.decoders, decoder)  # image: whole images, no crop window
-        images = decode(jpegs, device="mixed", hw_decoder_load=load, name="Decoder", **extra)
+        images = decode(jpegs, device="mixed", name="Decoder", **extra)
         images = fn.resize(images, size=(224, 224))
         images = fn.crop_mirror_normalize(
             images, dtype=types.FLOAT16, output_layout="CHW",
@@ -64,9 +66,10 @@ def run(data, batch, threads, load, batches, depth, lanes, threshold, decoder, r
     stats = p.executor_statistics()["Decoder"]
     mem = backend.memory_stats()["device"][0]
     # The decoder's counters are cumulative: count the timed batches only.
-    stats = {k: v - before[k] if isinstance(v, (int, float)) else v for k, v in stats.items()}
+    stats = {k: v - before[k] if isinstance(v, (int, float)) and k != "hardware_load" else v
+             for k, v in stats.items()}
     decoded = stats["hardware_decoded"] + stats["hybrid_decoded"] + stats["gpu_hybrid_decoded"] + stats["cpu_decoded"]
-    res = {"threads": threads, "hw_decoder_load": load, "hw_lanes": lanes, "rest_decoder": rest,
+    res = {"threads": threads, "hw_decoder_load": load, "hw_load_at_end": stats["hardware_load"], "hw_lanes": lanes, "rest_decoder": rest,
            "hybrid_huffman_threshold": threshold,
            "images_per_s": batches * batch / dt, "build_s": build_s, "first_batch_s": first_s,
            "hw_share": stats["hardware_decoded"] / max(1, decoded),
@@ -89,7 +92,8 @@ def main():
     ap.add_argument("--batch", type=int, default=256)
     ap.add_argument("--batches", type=int, default=200)
     ap.add_argument("--threads", default=str(os.cpu_count()))
-    ap.add_argument("--loads", default="0.6,0.7,0.8,0.9")
+    ap.add_argument("--loads", default="auto,0.7",
+                    help="hw_decoder_load values; auto: not given (the decoder balances it)")
     ap.add_argument("--depth", type=int, default=3)
     ap.add_argument("--lanes", default="1", help="concurrent hardware submissions")
     ap.add_argument("--huffman-thresholds", default="-1",
@@ -103,18 +107,20 @@ def main():
     def nums(s, kind=int):
         return [kind(x) for x in s.split(",")]
 
-    for t, lanes, thr, rest, load in itertools.product(nums(args.threads), nums(args.lanes),
-                                                       nums(args.huffman_thresholds),
-                                                       args.rest_decoders.split(","),
-                                                       nums(args.loads, float)):
+    def load(s):
+        return None if s == "auto" else float(s)
+
+    for t, lanes, thr, rest, load in itertools.product(
+            nums(args.threads), nums(args.lanes), nums(args.huffman_thresholds),
+            args.rest_decoders.split(","), nums(args.loads, load)):
         r = run(args.data, args.batch, t, load, args.batches, args.depth, lanes, thr,
                 args.decoder, rest)
         rows.append(r)
         print(f"threads {t:2d} lanes {lanes} huffman threshold {thr} rest {rest} "
-              f"hw_load {load:4.2f}: "
+              f"hw_load {'auto' if load is None else f'{load:4.2f}'}: "
               f"{r['images_per_s']:8,.0f} img/s, build {r['build_s']:.2f} s, first batch "
               f"{r['first_batch_s']:.2f} s, hw share "
-              f"{r['hw_share']:.2f}, cpu share {r['cpu_share']:.2f}, device "
+              f"{r['hw_share']:.2f} (at the end {r['hw_load_at_end']:.2f}), cpu share {r['cpu_share']:.2f}, device "
               f"{r['device_reserved_mb']:.0f} MB reserved / "
               f"{r['device_peak_in_use_mb']:.0f} MB peak in use, cudaMalloc in steady state: "
               f"{r['cudaMalloc_calls_in_steady_state']}, per op ms {r['per_op_ms']}, nvJPEG phases "

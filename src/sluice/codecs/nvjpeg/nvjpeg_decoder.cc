@@ -127,7 +127,10 @@ void NvjpegDecoder::Impl::init() {
 void NvjpegDecoder::Impl::setup_lanes() {
   cuda::DeviceGuard guard(opt_.device);
   const int lanes = static_cast<int>(hw_lanes_.size());
-  const int per_lane = std::max(1, (hw_batch_size(opt_.max_batch_size) + lanes - 1) / lanes);
+  // A balanced share may grow up to the whole batch.
+  const int hw_max =
+      opt_.balance_hw_load ? opt_.max_batch_size : hw_batch_size(opt_.max_batch_size);
+  const int per_lane = std::max(1, (hw_max + lanes - 1) / lanes);
   for (HwLane& lane : hw_lanes_) {
     if (&lane == &hw_lanes_[0]) {
       lane.handle = handle_;
@@ -208,7 +211,7 @@ void NvjpegDecoder::Impl::add_thread_state() {
 int NvjpegDecoder::Impl::hw_batch_size(int decodable) const {
   if (!hw_enabled_ || decodable <= 0) return 0;
   // DALI's CalcHwDecoderBatchSize: round(load * n), rounded up to whole engine cores, capped.
-  int n = static_cast<int>(std::lround(static_cast<double>(opt_.hw_decoder_load) * decodable));
+  int n = static_cast<int>(std::lround(load_.load(std::memory_order_relaxed) * decodable));
   int tail = n % static_cast<int>(hw_cores_);
   if (tail > 0) n += static_cast<int>(hw_cores_) - tail;
   return std::min(n, decodable);
@@ -308,8 +311,13 @@ int NvjpegDecoder::hw_batch_size(int decodable) const {
 }
 
 NvjpegDecoderStats NvjpegDecoder::stats() const {
-  std::lock_guard<std::mutex> lk(impl_->stats_mu_);
-  return impl_->stats_;
+  NvjpegDecoderStats s;
+  {
+    std::lock_guard<std::mutex> lk(impl_->stats_mu_);
+    s = impl_->stats_;
+  }
+  s.hardware_load = impl_->hw_enabled_ ? impl_->load_.load(std::memory_order_relaxed) : 0.0;
+  return s;
 }
 
 const NvjpegDecoderOptions& NvjpegDecoder::options() const {

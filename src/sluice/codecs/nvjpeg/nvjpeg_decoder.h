@@ -69,12 +69,16 @@ struct NvjpegDecoderOptions {
   // Share of each batch sent to the hardware decoder (A100/H100 NVJPG engines), in [0, 1]; 0
   // disables it. What limits the hardware path is not the engines but nvJPEG's submission,
   // about 40 us of one CPU thread per image (nvjpegDecodeBatchedEx; more submitting threads
-  // slow each other down), so the hybrid path must take a share large enough to finish at the
-  // same time. Measured on the H100 host (16 cores, bench/gpu_pipeline.py): 0.6 to 0.9 give
-  // the same images/s within the run-to-run spread (about +-10%), 1.0 less. 0.7 (DALI's legacy
-  // default is 0.65, nvImageCodec's 0.9) leaves the hybrid path a share to overlap with the
-  // submission.
+  // slow each other down), so the rest must take a share large enough to finish at the same
+  // time. On the H100 host with 16 threads 0.6 to 0.9 give the same images/s within the
+  // run-to-run spread, 1.0 less (bench/gpu_pipeline.py). 0.7: DALI's legacy default is 0.65,
+  // nvImageCodec's 0.9.
   float hw_decoder_load = 0.7f;
+  // Start from hw_decoder_load, then move the share after every batch towards the one at which
+  // the hardware submission and the rest of the batch take the same time. That share depends on
+  // how many threads decode the rest and how fast they are (Note [Balancing the hardware share]
+  // in nvjpeg_decode_batch.cc). The mixed operators set it when hw_decoder_load is not given.
+  bool balance_hw_load = false;
   // Baseline images (or ROIs, counted as ROI width x ROI bottom row) larger than this many
   // pixels use GPU Huffman decoding (NVJPEG_BACKEND_GPU_HYBRID) when nvJPEG supports it for the
   // stream; others decode Huffman on the CPU (NVJPEG_BACKEND_HYBRID). DALI's default.
@@ -179,6 +183,8 @@ struct NvjpegDecoderStats {
   double decode_ms = 0;
   double hardware_submit_ms = 0;
   double hardware_wait_ms = 0;
+  // The share of the next batch for the hardware decoder (hw_decoder_load unless balanced).
+  double hardware_load = 0;
 };
 
 // Decodes the samples that do not go to the hardware decoder in place of nvJPEG's hybrid path,

@@ -93,7 +93,8 @@ struct NvjpegDecoder::Impl {
     return opt_.fancy_upsampling ? NVJPEG_FLAGS_UPSAMPLING_WITH_INTERPOLATION
                                  : NVJPEG_FLAGS_DEFAULT;
   }
-  explicit Impl(const NvjpegDecoderOptions& options) : opt_(options) {}
+  explicit Impl(const NvjpegDecoderOptions& options)
+      : opt_(options), load_(options.hw_decoder_load) {}
   ~Impl();
   Impl(const Impl&) = delete;
   Impl& operator=(const Impl&) = delete;
@@ -116,12 +117,14 @@ struct NvjpegDecoder::Impl {
   void decode_hybrid(int slot, int i, bool retry);
   void join(cuda::StreamHandle stream);
   void account();
+  void balance(double hw_ms, double host_ms);
   // Submits up to pool.num_threads() tasks that share items [0, count) in order.
   void launch(ThreadPool::TaskGroup& group, ThreadPool& pool, std::atomic<int>& next, int count,
               const std::function<void(int item, int slot)>& body);
 
   const NvjpegDecoderOptions opt_;
   double parse_ms_ = 0, decode_ms_ = 0, hw_submit_ms_ = 0, hw_wait_ms_ = 0;  // this batch's phases
+  std::atomic<double> load_;  // the hardware share of the next batch; moves with balance_hw_load
 
   nvjpegHandle_t handle_ = nullptr;
   nvjpegDevAllocator_t dev_allocator_{};

@@ -33,6 +33,8 @@ class ImageDecoderMixed : public Operator {
     o.stream_priority = ctx.stream_priority;
     o.num_thread_states = ctx.num_slots;
     o.hw_decoder_load = spec_.arg<float>("hw_decoder_load");
+    // Note [Balancing the hardware share]: a share the user gives stays fixed, as in DALI.
+    o.balance_hw_load = !spec_.has_arg("hw_decoder_load");
     o.hybrid_huffman_threshold = spec_.arg<int64_t>("hybrid_huffman_threshold");
     rest_on_cpu_ = spec_.arg<std::string>("rest_decoder") == "cpu";
     o.device_memory_padding = static_cast<size_t>(spec_.arg<int64_t>("device_memory_padding"));
@@ -256,6 +258,7 @@ class ImageDecoderMixed : public Operator {
             {"nvjpeg_hardware_submit_ms", s.hardware_submit_ms},
             {"nvjpeg_hardware_wait_ms", s.hardware_wait_ms},
             {"nvjpeg_batches", s.batches},
+            {"hardware_load", s.hardware_load},
             {"prepare_ms", prepare_ms_.load()},
             {"decode_call_ms", decode_call_ms_.load()},
             {"finish_ms", finish_ms_.load()},
