@@ -77,10 +77,10 @@ def test_bench_has_a_python_entry_point(tmp_path):
     from sluice.tools.bench import bench
 
     results = bench(make_data(tmp_path, 8), batch_size=4, workers=1, epochs=1, warmup=1,
-                    prefetch=3, loaders="sluice-cpu", json=str(tmp_path / "r.json"),
+                    prefetch=4, loaders="sluice-cpu", json=str(tmp_path / "r.json"),
                     chart=str(tmp_path / "r.png"))
     assert [r["loader"] for r in results] == ["sluice-cpu"]
-    assert json.loads((tmp_path / "r.json").read_text())["meta"]["prefetch"] == 3
+    assert json.loads((tmp_path / "r.json").read_text())["meta"]["prefetch"] == 4
     assert results[0]["images"] == 8 and results[0]["first_batch_shape"] == [4, 3, 224, 224]
     with pytest.raises(TypeError, match="unexpected option 'batch'"):
         bench(tmp_path / "d", batch=4)

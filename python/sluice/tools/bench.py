@@ -35,8 +35,9 @@ def add_parser(sub):
     p.add_argument("--loaders", default=",".join(LOADERS), help="comma-separated subset")
     p.add_argument("--threads", default=None,
                    help="sweep Sluice's thread count, e.g. 1,2,4,8 (scaling efficiency)")
-    p.add_argument("--prefetch", type=int, default=2,
-                   help="Sluice's prefetch_queue_depth (SLUICE_CPU_STAGE_WORKERS above 2 needs more)")
+    p.add_argument("--prefetch", type=int, default=3,
+                   help="Sluice's prefetch_queue_depth; from 3, a pool of 12 threads or more runs "
+                   "3 CPU iterations at once")
     p.add_argument("--train", choices=["resnet18", "resnet50"],
                    help="train this model on each loader's batches, with synthetic data as the "
                    "ceiling (end to end)")
@@ -72,7 +73,7 @@ def has_gpu():
 
 
 # ----------------------------------------------------------------------------------- loaders
-def sluice_loader(data, batch, threads, gpu_decode, use_gpu, train=False, prefetch=2):
+def sluice_loader(data, batch, threads, gpu_decode, use_gpu, train, prefetch):
     from sluice import fn, pipeline_def, types
 
     @pipeline_def(batch_size=batch, num_threads=threads, device_id=0 if use_gpu else None, seed=1,

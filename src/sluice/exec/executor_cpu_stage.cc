@@ -29,8 +29,9 @@ bool Executor::can_start_cpu_locked() const {
 // (op_turn_), so an operator's state is never touched by two iterations at once; sources are asked
 // for the next batch's size only after they ran the previous one (sized_turn_), and iterations are
 // handed on in order (handoff_turn_). The older iteration never waits for the younger one.
-// SLUICE_CPU_STAGE_WORKERS (1 to ThreadPool::kMaxCpuWorkers) sets another number of workers, for
-// measuring more of them on machines with many cores; each holds one more batch of memory.
+// From 12 pool threads and a cpu_queue_depth of 3 there are three workers (a third can only
+// start while the consumer has asked for 3 iterations ahead). SLUICE_CPU_STAGE_WORKERS (1 to
+// ThreadPool::kMaxCpuWorkers) sets another number; each worker holds one more batch of memory.
 void Executor::wait_turn(const int64_t& turn, int64_t iteration) {
   std::unique_lock<std::mutex> lk(turn_mu_);
   turn_cv_.wait(lk, [&] { return turn >= iteration; });

@@ -194,7 +194,7 @@ TEST(Executor, CostOrderStillReportsTheLowestFailingSample) {
 // each probe runs its iterations in order and never two at once, the outputs equal the
 // non-pipelined run's, and the CPU stage is busy nearly all the time. Returns how often all
 // probes ran at once, each on the iteration after the next probe's.
-int check_cpu_workers(int ops, int workers, int depth, int iterations) {
+int check_cpu_workers(int ops, int workers, int depth, int iterations, int threads = 8) {
   PipelineGraph g;
   auto t = g.add("random.uniform", "uni", "", {}, {}, {{"shape", {4}}});
   nlohmann::json args = {{"sleep_ms", 40}, {"log", true}};
@@ -204,7 +204,7 @@ int check_cpu_workers(int ops, int workers, int depth, int iterations) {
   g_runs.clear();
   std::vector<std::vector<uint8_t>> got;
   {
-    Pipeline pipe(g, params(8, depth));
+    Pipeline pipe(g, params(threads, depth));
     got = run_bytes(pipe, iterations);
     // The consumer always waits: the CPU stage is busy nearly all the time, though its workers
     // rarely all stop.
@@ -218,7 +218,7 @@ int check_cpu_workers(int ops, int workers, int depth, int iterations) {
     std::lock_guard<std::mutex> lk(g_runs_mu);
     for (const ProbeRun& r : g_runs) by_op[r.op].push_back(r);
   }
-  PipelineParams serial = params(8, depth);
+  PipelineParams serial = params(threads, depth);
   serial.exec_pipelined = false;
   Pipeline ref(g, serial);
   EXPECT_EQ(got, run_bytes(ref, iterations));
@@ -252,9 +252,13 @@ TEST(Executor, TwoCpuIterationsOverlapOneOperatorApart) {
   EXPECT_GE(check_cpu_workers(2, 2, 2, 6), 3);
 }
 
+TEST(Executor, ThreeCpuWorkersFromTwelveThreadsAndThreeIterationsAhead) {
+  // Three workers and three iterations ahead: three probes at once, one iteration apart.
+  EXPECT_GE(check_cpu_workers(3, 3, 3, 9, 12), 3);
+}
+
 TEST(Executor, MoreCpuWorkersFromTheEnvironment) {
   setenv("SLUICE_CPU_STAGE_WORKERS", "3", 1);
-  // Three workers and three iterations ahead: three probes at once, one iteration apart.
   EXPECT_GE(check_cpu_workers(3, 3, 3, 9), 3);
   setenv("SLUICE_CPU_STAGE_WORKERS", "9", 1);
   try {
