@@ -1,5 +1,6 @@
 import os
 import pathlib
+import time
 
 import pytest
 
@@ -40,8 +41,7 @@ def native_threads():
     return len(os.listdir("/proc/self/task"))
 
 
-def sluice_threads():
-    """Names of this process's Sluice threads (workers "sluice-w<i>", stage threads)."""
+def _sluice_thread_names():
     names = []
     for task in os.listdir("/proc/self/task"):
         try:
@@ -49,4 +49,18 @@ def sluice_threads():
                 names.append(f.read().strip())
         except OSError:  # ended meanwhile
             pass
-    return [n for n in names if n.startswith("sluice-")]
+    return sorted(n for n in names if n.startswith("sluice-"))
+
+
+def sluice_threads():
+    """Names of this process's Sluice threads (workers "sluice-w<i>", stage threads). A thread
+    that was just joined can still be listed for a moment (the kernel wakes the joiner before it
+    removes the task), so this reads until two readings 10 ms apart agree."""
+    names = _sluice_thread_names()
+    for _ in range(100):
+        time.sleep(0.01)
+        again = _sluice_thread_names()
+        if again == names:
+            break
+        names = again
+    return names
