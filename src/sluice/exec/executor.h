@@ -129,7 +129,7 @@ class Executor {
   // Note [Two CPU iterations]: with few threads an operator's tail idles little, and a second
   // iteration in flight costs a slot of memory and cache (measured 6% slower with 2 threads).
   // A third pays on a large pool when the consumer asks for 3 iterations ahead (measured with
-  // 16 threads: 6-22% more images/s than two, bench/RESULTS.md section 2).
+  // 16 threads: 5-22% more images/s than two, bench/RESULTS.md section 2).
   static constexpr int kTwoCpuWorkersFromThreads = 8;
   static constexpr int kThreeCpuWorkersFromThreads = 12;
   int cpu_workers() const {

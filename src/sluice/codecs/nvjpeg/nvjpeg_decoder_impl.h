@@ -117,7 +117,7 @@ struct NvjpegDecoder::Impl {
   void decode_hybrid(int slot, int i, bool retry);
   void join(cuda::StreamHandle stream);
   void account();
-  void balance(double hw_ms, double host_ms);
+  void balance(double hw_ms, double rest_ms);  // Note [Balancing the hardware share]
   // Submits up to pool.num_threads() tasks that share items [0, count) in order.
   void launch(ThreadPool::TaskGroup& group, ThreadPool& pool, std::atomic<int>& next, int count,
               const std::function<void(int item, int slot)>& body);
