@@ -82,9 +82,19 @@ def bottleneck_report(pipe):
                        "num_threads={threads}) or keep other work off the cores; on GPUs without "
                        "JPEG engines all of it is the hybrid path").format(
                            threads=ps["num_threads"])
+            hw = [s for s in stats.values() if "hardware_load" in s]
+            decoded = sum(s["hardware_decoded"] + s["hybrid_decoded"] + s["gpu_hybrid_decoded"]
+                          + s["cpu_decoded"] for s in hw)
+            if decoded:
+                share = sum(s["hardware_decoded"] for s in hw) / decoded
+                verdict += f"; the hardware JPEG decoder took {100 * share:.0f}% of the images"
         else:
             verdict = _ADVICE.get(top, _ADVICE.get(_family(top), f"'{top}' on the {stage.upper()} "
                                   "stage is the bottleneck")).format(threads=ps["num_threads"])
+        if (stage == "cpu" and ps["num_threads"] >= 12 and ps.get("cpu_workers", 1) < 3
+                and ps["prefetch_queue_depth"] < 3):
+            verdict += ("; with prefetch_queue_depth=3 the CPU stage runs three iterations at once "
+                        "(5-22% faster on 16 cores, one more batch of memory)")
         if busy[stage] < 0.5:
             verdict += (" (no stage is busy most of the time: the consumer may be starving it: "
                         "raise prefetch_queue_depth)")

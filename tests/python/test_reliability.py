@@ -351,6 +351,43 @@ def test_bottleneck_report_tells_loading_bound_from_training_bound(dataset):
     report = slow.bottleneck_report()
     assert "keeps ahead" in report, report
 
+    # A large pool with the default depth is told about three iterations at once.
+    for depth, hint in ((2, True), (3, False)):
+        big = train_pipe(dataset, batch=8, threads=12, depth=depth)
+        big.build()
+        for _ in range(6):
+            big.run()
+        report = big.bottleneck_report()
+        assert ("prefetch_queue_depth=3 the CPU stage runs three" in report) == hint, report
+        assert (", 3 iterations at once" in report) == (not hint), report
+
+
+def test_bottleneck_report_gives_the_hardware_decoders_share():
+    # The mixed decoder's statistics as an H100 run reports them (no GPU needed to word them).
+    class Backend:
+        def pipeline_statistics(self):
+            return {"wall_time_s": 10.0, "consumer_wait_s": 8.0, "cpu_stage_busy_s": 3.0,
+                    "mixed_stage_busy_s": 9.6, "gpu_stage_busy_s": 1.6, "num_threads": 16,
+                    "cpu_workers": 3, "prefetch_queue_depth": 3}
+
+    class Pipe:
+        _backend = Backend()
+
+        def executor_statistics(self):
+            return {"Reader": {"device": "cpu", "type": "readers.file", "total_time_ms": 2500.0,
+                               "mean_time_ms": 3.0, "work_time_ms": 9000.0},
+                    "Decoder": {"device": "mixed", "type": "decoders.image_random_crop",
+                                "total_time_ms": 9000.0, "mean_time_ms": 11.0,
+                                "hardware_decoded": 620, "hybrid_decoded": 0,
+                                "gpu_hybrid_decoded": 0, "cpu_decoded": 380,
+                                "hardware_load": 0.61}}
+
+    from sluice.profile import bottleneck_report
+
+    report = bottleneck_report(Pipe())
+    assert "GPU decoding is the bottleneck" in report, report
+    assert "the hardware JPEG decoder took 62% of the images" in report, report
+
 
 # --- GPU out of memory -------------------------------------------------------------------------
 OOM_SCRIPT = """
