@@ -35,9 +35,9 @@ def add_parser(sub):
     p.add_argument("--loaders", default=",".join(LOADERS), help="comma-separated subset")
     p.add_argument("--threads", default=None,
                    help="sweep Sluice's thread count, e.g. 1,2,4,8 (scaling efficiency)")
-    p.add_argument("--prefetch", type=int, default=3,
-                   help="Sluice's prefetch_queue_depth; from 3, a pool of 12 threads or more runs "
-                   "3 CPU iterations at once")
+    p.add_argument("--prefetch", type=int, default=0,
+                   help="Sluice's prefetch_queue_depth (default: 3 from 12 threads, where the CPU "
+                   "stage then runs 3 iterations at once; else 2)")
     p.add_argument("--train", choices=["resnet18", "resnet50"],
                    help="train this model on each loader's batches, with synthetic data as the "
                    "ceiling (end to end)")
@@ -75,6 +75,10 @@ def has_gpu():
 # ----------------------------------------------------------------------------------- loaders
 def sluice_loader(data, batch, threads, gpu_decode, use_gpu, train, prefetch):
     from sluice import fn, pipeline_def, types
+
+    # A depth of 3 pays only where the CPU stage then runs 3 iterations (from 12 threads); on 2
+    # cores it gave the same images/s for 270 MB more (bench/RESULTS.md section 6).
+    prefetch = prefetch or (3 if threads >= 12 else 2)
 
     @pipeline_def(batch_size=batch, num_threads=threads, device_id=0 if use_gpu else None, seed=1,
                   prefetch_queue_depth=prefetch)
@@ -418,7 +422,7 @@ def compare(args):
             r["threads"] = t
             results.append(r)
     meta = {"data": str(args.data), "batch_size": args.batch_size, "workers": args.workers,
-            "epochs": args.epochs, "prefetch": args.prefetch, "cores": os.cpu_count(), "gpu": gpu,
+            "epochs": args.epochs, "prefetch": args.prefetch or "auto", "cores": os.cpu_count(), "gpu": gpu,
             "train": args.train,
             "date": time.strftime("%Y-%m-%d %H:%M")}
     with open(args.json, "w") as f:
