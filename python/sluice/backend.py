@@ -18,6 +18,7 @@ from sluice._sluice import (  # noqa: F401
     built_with_cuda,
     built_with_nvjpeg,
     cuda_device_count,
+    default_cpu_workers,
     memory_stats,
     preallocate_device_memory,
     preallocate_pinned_memory,

@@ -6,6 +6,8 @@ Reads the executor's statistics: how busy each stage (CPU; mixed and GPU) was, h
 consumer waited for batches, and which operator dominates the busiest stage.
 """
 
+from sluice import backend
+
 _ADVICE = {
     "decoders": "decoding is the bottleneck: use more threads (now num_threads={threads}) or "
                 "device='mixed' to decode on the GPU",
@@ -91,8 +93,8 @@ def bottleneck_report(pipe):
         else:
             verdict = _ADVICE.get(top, _ADVICE.get(_family(top), f"'{top}' on the {stage.upper()} "
                                   "stage is the bottleneck")).format(threads=ps["num_threads"])
-        if (stage == "cpu" and ps["num_threads"] >= 12 and ps.get("cpu_workers", 1) < 3
-                and ps["prefetch_queue_depth"] < 3):
+        if (stage == "cpu" and ps["prefetch_queue_depth"] < 3
+                and backend.default_cpu_workers(ps["num_threads"], 3) > ps.get("cpu_workers", 1)):
             verdict += ("; with prefetch_queue_depth=3 the CPU stage runs three iterations at once "
                         "(5-22% faster on 16 cores, one more batch of memory)")
         if busy[stage] < 0.5:

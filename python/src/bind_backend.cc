@@ -3,6 +3,7 @@
 #include <nanobind/stl/string.h>
 
 #include "bindings.h"
+#include "sluice/exec/executor.h"
 #include "sluice/memory/buffer_policy.h"
 #include "sluice/memory/memory_resource.h"
 
@@ -62,6 +63,9 @@ void register_backend(nb::module_& m) {
     }
     return d;
   });
+  // How many iterations a pipelined CPU stage runs at once by default (the tools' advice).
+  m.def("default_cpu_workers", &Executor::default_cpu_workers, nb::arg("num_threads"),
+        nb::arg("prefetch_queue_depth"));
   m.def("cuda_device_count", &cuda::device_count);
   m.def("built_with_cuda", &cuda::built_with_cuda);
   m.def("built_with_nvjpeg", [] {

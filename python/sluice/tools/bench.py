@@ -74,11 +74,11 @@ def has_gpu():
 
 # ----------------------------------------------------------------------------------- loaders
 def sluice_loader(data, batch, threads, gpu_decode, use_gpu, train, prefetch):
-    from sluice import fn, pipeline_def, types
+    from sluice import backend, fn, pipeline_def, types
 
     # A depth of 3 pays only where the CPU stage then runs 3 iterations (from 12 threads); on 2
     # cores it gave the same images/s for 270 MB more (bench/RESULTS.md section 6).
-    prefetch = prefetch or (3 if threads >= 12 else 2)
+    prefetch = prefetch or (3 if backend.default_cpu_workers(threads, 3) == 3 else 2)
 
     @pipeline_def(batch_size=batch, num_threads=threads, device_id=0 if use_gpu else None, seed=1,
                   prefetch_queue_depth=prefetch)
@@ -422,8 +422,8 @@ def compare(args):
             r["threads"] = t
             results.append(r)
     meta = {"data": str(args.data), "batch_size": args.batch_size, "workers": args.workers,
-            "epochs": args.epochs, "prefetch": args.prefetch or "auto", "cores": os.cpu_count(), "gpu": gpu,
-            "train": args.train,
+            "epochs": args.epochs, "prefetch": args.prefetch or "auto", "cores": os.cpu_count(),
+            "gpu": gpu, "train": args.train,
             "date": time.strftime("%Y-%m-%d %H:%M")}
     with open(args.json, "w") as f:
         json.dump({"meta": meta, "results": results}, f, indent=1)

@@ -50,8 +50,7 @@ struct ExecutorParams {
   int stream_priority = 0;
   bool enable_memory_stats = false;
   // Workers of a pipelined CPU stage (Note [Two CPU iterations]), at most
-  // ThreadPool::kMaxCpuWorkers; 0: three from kThreeCpuWorkersFromThreads pool threads with a
-  // cpu_queue_depth of 3 or more, else two from kTwoCpuWorkersFromThreads, else one.
+  // ThreadPool::kMaxCpuWorkers; 0: Executor::default_cpu_workers.
   int cpu_workers = 0;
 };
 
@@ -97,6 +96,16 @@ class Executor {
   cuda::StreamHandle stream() const { return stream_.get(); }
   bool has_gpu_stage() const { return first_gpu_op_ < static_cast<int>(graph_.ops.size()); }
 
+  // Workers of a pipelined CPU stage unless ExecutorParams::cpu_workers says otherwise (Note
+  // [Two CPU iterations]). With few threads an operator's tail idles little, and a second
+  // iteration in flight costs a slot of memory and cache (measured 6% slower with 2 threads). A
+  // third pays on a large pool when the consumer asks for 3 iterations ahead (measured with 16
+  // threads: 5-22% more images/s than two, bench/RESULTS.md section 2).
+  static int default_cpu_workers(int num_threads, int cpu_queue_depth) {
+    if (num_threads >= 12 && cpu_queue_depth >= 3) return 3;
+    return num_threads >= 8 ? 2 : 1;
+  }
+
  private:
   struct Slot {
     std::vector<std::vector<TensorList>> outputs;  // [op][output] (this stage's ops only)
@@ -126,18 +135,10 @@ class Executor {
   // Note [Two CPU iterations]: wait until `turn` has reached `iteration`, or advance it.
   void wait_turn(const int64_t& turn, int64_t iteration);
   void pass_turn(int64_t& turn, int64_t iteration);
-  // Note [Two CPU iterations]: with few threads an operator's tail idles little, and a second
-  // iteration in flight costs a slot of memory and cache (measured 6% slower with 2 threads).
-  // A third pays on a large pool when the consumer asks for 3 iterations ahead (measured with
-  // 16 threads: 5-22% more images/s than two, bench/RESULTS.md section 2).
-  static constexpr int kTwoCpuWorkersFromThreads = 8;
-  static constexpr int kThreeCpuWorkersFromThreads = 12;
   int cpu_workers() const {
     if (!params_.pipelined) return 1;
     if (params_.cpu_workers > 0) return params_.cpu_workers;
-    if (params_.num_threads >= kThreeCpuWorkersFromThreads && params_.cpu_queue_depth >= 3)
-      return 3;
-    return params_.num_threads >= kTwoCpuWorkersFromThreads ? 2 : 1;
+    return default_cpu_workers(params_.num_threads, params_.cpu_queue_depth);
   }
   void device_loop(Part part);
   bool can_start_cpu_locked() const;

@@ -253,6 +253,10 @@ TEST(Executor, TwoCpuIterationsOverlapOneOperatorApart) {
 }
 
 TEST(Executor, ThreeCpuWorkersFromTwelveThreadsAndThreeIterationsAhead) {
+  EXPECT_EQ(Executor::default_cpu_workers(12, 3), 3);
+  EXPECT_EQ(Executor::default_cpu_workers(16, 2), 2);  // the consumer asks for 2 ahead only
+  EXPECT_EQ(Executor::default_cpu_workers(11, 3), 2);
+  EXPECT_EQ(Executor::default_cpu_workers(7, 3), 1);
   // Three workers and three iterations ahead: three probes at once, one iteration apart.
   EXPECT_GE(check_cpu_workers(3, 3, 3, 9, 12), 3);
 }
