@@ -14,6 +14,7 @@ import os
 import time
 
 from sluice import backend, fn, pipeline_def, types
+from sluice.profile import decoded_images
 
 
 def per_batch(stats, key, names):
@@ -68,7 +69,7 @@ def run(data, batch, threads, load, batches, depth, lanes, threshold, decoder, r
     # The decoder's counters are cumulative: count the timed batches only.
     stats = {k: v - before[k] if isinstance(v, (int, float)) and k != "hardware_load" else v
              for k, v in stats.items()}
-    decoded = stats["hardware_decoded"] + stats["hybrid_decoded"] + stats["gpu_hybrid_decoded"] + stats["cpu_decoded"]
+    decoded = decoded_images(stats)
     res = {"threads": threads, "hw_decoder_load": load, "hw_load_at_end": stats["hardware_load"], "hw_lanes": lanes, "rest_decoder": rest,
            "hybrid_huffman_threshold": threshold,
            "images_per_s": batches * batch / dt, "build_s": build_s, "first_batch_s": first_s,
@@ -107,12 +108,12 @@ def main():
     def nums(s, kind=int):
         return [kind(x) for x in s.split(",")]
 
-    def load(s):
+    def parse_load(s):
         return None if s == "auto" else float(s)
 
     for t, lanes, thr, rest, load in itertools.product(
             nums(args.threads), nums(args.lanes), nums(args.huffman_thresholds),
-            args.rest_decoders.split(","), nums(args.loads, load)):
+            args.rest_decoders.split(","), nums(args.loads, parse_load)):
         r = run(args.data, args.batch, t, load, args.batches, args.depth, lanes, thr,
                 args.decoder, rest)
         rows.append(r)

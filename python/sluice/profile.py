@@ -23,6 +23,12 @@ _ADVICE = {
 }
 
 
+def decoded_images(decoder_stats):
+    """Images a mixed decoder decoded, by any route (its statistics are cumulative)."""
+    s = decoder_stats
+    return s["hardware_decoded"] + s["hybrid_decoded"] + s["gpu_hybrid_decoded"] + s["cpu_decoded"]
+
+
 def _family(op_type):
     return op_type.split(".")[0]
 
@@ -85,8 +91,7 @@ def bottleneck_report(pipe):
                        "JPEG engines all of it is the hybrid path").format(
                            threads=ps["num_threads"])
             hw = [s for s in stats.values() if "hardware_load" in s]
-            decoded = sum(s["hardware_decoded"] + s["hybrid_decoded"] + s["gpu_hybrid_decoded"]
-                          + s["cpu_decoded"] for s in hw)
+            decoded = sum(decoded_images(s) for s in hw)
             if decoded:
                 share = sum(s["hardware_decoded"] for s in hw) / decoded
                 verdict += f"; the hardware JPEG decoder took {100 * share:.0f}% of the images"
