@@ -156,7 +156,7 @@ void NvjpegDecoder::Impl::decode(std::span<const DecodeRequest> batch, OutputCol
 // share a quarter of the way towards the share that would have made them equal. The share stays
 // within [0.05, 0.95], so that both parts keep being measured.
 void NvjpegDecoder::Impl::balance(double hw_ms, double rest_ms) {
-  if (!hw_submitted_ || !hw_failure_.empty() || hw_list_.empty() || hybrid_list_.empty()) return;
+  if (!hw_submitted_ || !hw_failure_.empty() || hybrid_list_.empty()) return;
   const double hw_per_image = hw_ms / static_cast<double>(hw_list_.size());
   const double rest_per_image = rest_ms / static_cast<double>(hybrid_list_.size());
   if (hw_per_image <= 0 || rest_per_image <= 0) return;
