@@ -159,6 +159,29 @@ def test_rest_decoder_cpu_gives_the_cpu_decoders_pixels(shared_data, load):
         assert 0.05 <= stats["hardware_load"] <= 0.95 and abs(stats["hardware_load"] - 0.7) > 1e-3
 
 
+
+def test_hybrid_rest_keeps_the_hardware_share(shared_data):
+    """Without hw_decoder_load and with nvJPEG's hybrid path for the rest, the share stays 0.7:
+    the hybrid tasks end before their GPU phases do, so their time cannot steer it (Note
+    [Balancing the hardware share])."""
+    arrays = [np.frombuffer(p.read_bytes(), np.uint8) for p in cpu_decodable(jpegs(shared_data))]
+
+    @pipeline_def(batch_size=len(arrays), num_threads=4, device_id=0, seed=9)
+    def pipe():
+        return fn.decoders.image_random_crop(fn.external_source(lambda: arrays), device="mixed",
+                                             seed=5, name="Decoder")
+
+    p = pipe()
+    deadline = time.monotonic() + 30
+    while ("being set up" in p.executor_statistics()["Decoder"]["hardware_status"]
+           and time.monotonic() < deadline):
+        p.run()
+    for _ in range(4):
+        p.run()
+    stats = p.executor_statistics()["Decoder"]
+    assert stats["hardware_decoded"] > 0 and stats["hybrid_decoded"] > 0
+    assert stats["hardware_load"] == pytest.approx(0.7)
+
 def test_rest_decoder_cpu_names_a_bad_file(shared_data):
     photos = sorted((shared_data / "photos").glob("*.jpg"))
     bad = shared_data / "bad" / "generated" / "corrupt_huffman_data_baseline.jpg"

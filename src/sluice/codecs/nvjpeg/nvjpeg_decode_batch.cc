@@ -119,7 +119,7 @@ void NvjpegDecoder::Impl::decode(std::span<const DecodeRequest> batch, OutputCol
       const double hw_ms = ms_since(t_decode);
       group.wait();
       const auto rest = Clock::time_point(Clock::duration(rest_end.load()));
-      if (opt_.balance_hw_load) {
+      if (opt_.balance_hw_load && host) {
         balance(hw_ms, std::chrono::duration<double, std::milli>(rest - t_decode).count());
       }
     }
@@ -155,6 +155,9 @@ void NvjpegDecoder::Impl::decode(std::span<const DecodeRequest> batch, OutputCol
 // balance_hw_load every batch with both parts measures each part's time per image and moves the
 // share a quarter of the way towards the share that would have made them equal. The share stays
 // within [0.05, 0.95], so that both parts keep being measured.
+// Only where the rest is the caller's CPU decoding (HostDecode): the hybrid path's tasks end when
+// their GPU phases are queued, not done, so its time looks short and the share drifted to 0.35
+// with 11% fewer images/s than a fixed 0.7 (bench/RESULTS.md section 3, twelfth session).
 void NvjpegDecoder::Impl::balance(double hw_ms, double rest_ms) {
   if (!hw_submitted_ || !hw_failure_.empty() || hybrid_list_.empty()) return;
   const double hw_per_image = hw_ms / static_cast<double>(hw_list_.size());

@@ -32,8 +32,9 @@ OpSchema decoder_schema(const std::string& name, const std::string& doc) {
            "Accepted for compatibility; Sluice always decodes with the exact integer IDCT.")
       .arg("hw_decoder_load", ArgType::kFloat, 0.7,
            "Mixed decoder: share of each batch for the hardware JPEG decoder. Given: fixed, as in "
-           "DALI. Not given: starts at 0.7 and follows the share at which the hardware decoder "
-           "and the rest of the batch take the same time on this machine.")
+           "DALI. Not given: 0.7; with rest_decoder='cpu' it starts there and follows the share "
+           "at which the hardware decoder and the rest of the batch take the same time on this "
+           "machine.")
       .enum_arg("rest_decoder", {"nvjpeg", "cpu"}, "nvjpeg",
                 "Mixed decoder: what decodes the share the hardware decoder does not take. "
                 "'nvjpeg': nvJPEG's hybrid path (CPU Huffman, GPU IDCT), as DALI. 'cpu': the CPU "

@@ -33,10 +33,10 @@ class ImageDecoderMixed : public Operator {
     o.stream_priority = ctx.stream_priority;
     o.num_thread_states = ctx.num_slots;
     o.hw_decoder_load = spec_.arg<float>("hw_decoder_load");
-    // Note [Balancing the hardware share]: a share the user gives stays fixed, as in DALI.
-    o.balance_hw_load = !spec_.has_arg("hw_decoder_load");
-    o.hybrid_huffman_threshold = spec_.arg<int64_t>("hybrid_huffman_threshold");
     rest_on_cpu_ = spec_.arg<std::string>("rest_decoder") == "cpu";
+    // Note [Balancing the hardware share]: a share the user gives stays fixed, as in DALI.
+    o.balance_hw_load = rest_on_cpu_ && !spec_.has_arg("hw_decoder_load");
+    o.hybrid_huffman_threshold = spec_.arg<int64_t>("hybrid_huffman_threshold");
     o.device_memory_padding = static_cast<size_t>(spec_.arg<int64_t>("device_memory_padding"));
     o.host_memory_padding = static_cast<size_t>(spec_.arg<int64_t>("host_memory_padding"));
     o.preallocate_width_hint = spec_.arg<int>("preallocate_width_hint");
