@@ -364,6 +364,7 @@ def chart(results, path, train=None):
     ax.barh([r["loader"] for r in ok], [r["images_per_s"] for r in ok], color="#3b7dd8")
     for i, r in enumerate(ok):
         ax.text(r["images_per_s"], i, f" {r['images_per_s']:,.0f}", va="center")
+    ax.set_xlim(0, 1.15 * max((r["images_per_s"] for r in ok), default=1))  # room for the labels
     work = f"training {train} on " if train else ""
     ax.set_xlabel(f"images / s ({work}RandomResizedCrop 224, flip, normalize, batch 256)")
     ax.invert_yaxis()
