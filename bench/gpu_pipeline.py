@@ -4,7 +4,7 @@ decoders.image_random_crop -> resize 224 -> crop_mirror_normalize (mirror, FLOAT
 device memory the pipeline holds, for several hw_decoder_load / thread settings.
 
     python3 bench/gpu_pipeline.py DATA_DIR [--batches 200] [--loads auto,0.6,0.7] [--lanes 1,2] [--decoder image]
-        [--rest-decoders nvjpeg,cpu]
+        [--rest-decoders auto,nvjpeg,cpu]
 """
 
 import argparse
@@ -100,8 +100,9 @@ def main():
     ap.add_argument("--huffman-thresholds", default="-1",
                     help="hybrid_huffman_threshold values (-1: the decoder's default)")
     ap.add_argument("--decoder", default="image_random_crop", choices=["image_random_crop", "image"])
-    ap.add_argument("--rest-decoders", default="nvjpeg",
-                    help="rest_decoder values: nvjpeg (hybrid path), cpu (CPU decoder)")
+    ap.add_argument("--rest-decoders", default="auto",
+                    help="rest_decoder values: auto (the default: cpu from 8 threads), nvjpeg "
+                         "(hybrid path), cpu (CPU decoder)")
     ap.add_argument("--json")
     args = ap.parse_args()
     rows = []

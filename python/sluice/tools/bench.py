@@ -85,13 +85,10 @@ def sluice_loader(data, batch, threads, gpu_decode, use_gpu, train, prefetch):
     def pipe():
         jpegs, labels = fn.readers.file(file_root=str(data), random_shuffle=True, name="Reader")
         if gpu_decode:
-            # With cores to spare, the CPU codec takes what the hardware decoder does not, faster
-            # than nvJPEG's hybrid path next to the hardware (bench/RESULTS.md section 3). Next to
-            # training it takes everything: nvJPEG's CUDA calls slow the model's own launches
-            # (section 4; examples/imagenet/train.py does the same).
-            extra = {"rest_decoder": "cpu" if threads >= 8 else "nvjpeg"}
-            if train:
-                extra = {"rest_decoder": "cpu", "hw_decoder_load": 0.0}
+            # The decoder's defaults: from 8 threads the CPU codec takes what the hardware decoder
+            # does not. Next to training it takes everything: nvJPEG's CUDA calls slow the
+            # model's own launches (section 4; examples/imagenet/train.py does the same).
+            extra = {"rest_decoder": "cpu", "hw_decoder_load": 0.0} if train else {}
             images = fn.decoders.image_random_crop(jpegs, device="mixed", **extra)
             images = fn.resize(images, size=(224, 224))
         else:

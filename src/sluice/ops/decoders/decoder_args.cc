@@ -35,10 +35,11 @@ OpSchema decoder_schema(const std::string& name, const std::string& doc) {
            "DALI. Not given: 0.7; with rest_decoder='cpu' it starts there and follows the share "
            "at which the hardware decoder and the rest of the batch take the same time on this "
            "machine.")
-      .enum_arg("rest_decoder", {"nvjpeg", "cpu"}, "nvjpeg",
+      .enum_arg("rest_decoder", {"auto", "nvjpeg", "cpu"}, "auto",
                 "Mixed decoder: what decodes the share the hardware decoder does not take. "
                 "'nvjpeg': nvJPEG's hybrid path (CPU Huffman, GPU IDCT), as DALI. 'cpu': the CPU "
-                "decoder on the pipeline's threads, then a copy up; no CUDA call per image.")
+                "decoder on the pipeline's threads, then a copy up; no CUDA call per image. "
+                "'auto': 'cpu' from 8 threads, where it is the faster, else 'nvjpeg'.")
       .arg("hybrid_huffman_threshold", ArgType::kInt, int64_t{1000000},
            "Mixed decoder: images above this many pixels decode their Huffman data on the GPU.")
       .arg("device_memory_padding", ArgType::kInt, int64_t{16} << 20,
