@@ -159,14 +159,15 @@ def test_rest_decoder_cpu_gives_the_cpu_decoders_pixels(shared_data, load):
         assert 0.05 <= stats["hardware_load"] <= 0.95 and abs(stats["hardware_load"] - 0.7) > 1e-3
 
 
-
-def test_hybrid_rest_keeps_the_hardware_share(shared_data):
-    """Without hw_decoder_load and with nvJPEG's hybrid path for the rest, the share stays 0.7:
-    the hybrid tasks end before their GPU phases do, so their time cannot steer it (Note
-    [Balancing the hardware share])."""
+@pytest.mark.parametrize("threads", [4, 8])
+def test_rest_decoder_auto(shared_data, threads):
+    """rest_decoder="auto", the default: from 8 threads the CPU codec decodes what the hardware
+    decoder does not take, below that nvJPEG's hybrid path. With the hybrid path and no
+    hw_decoder_load the share stays 0.7: the hybrid tasks end before their GPU phases do, so
+    their time cannot steer it (Note [Balancing the hardware share])."""
     arrays = [np.frombuffer(p.read_bytes(), np.uint8) for p in cpu_decodable(jpegs(shared_data))]
 
-    @pipeline_def(batch_size=len(arrays), num_threads=4, device_id=0, seed=9)
+    @pipeline_def(batch_size=len(arrays), num_threads=threads, device_id=0, seed=9)
     def pipe():
         return fn.decoders.image_random_crop(fn.external_source(lambda: arrays), device="mixed",
                                              seed=5, name="Decoder")
@@ -179,8 +180,14 @@ def test_hybrid_rest_keeps_the_hardware_share(shared_data):
     for _ in range(4):
         p.run()
     stats = p.executor_statistics()["Decoder"]
-    assert stats["hardware_decoded"] > 0 and stats["hybrid_decoded"] > 0
-    assert stats["hardware_load"] == pytest.approx(0.7)
+    assert stats["hardware_decoded"] > 0
+    if threads < 8:
+        assert stats["hybrid_decoded"] > 0 and stats["cpu_decoded"] == stats["cpu_fallback"]
+        assert stats["hardware_load"] == pytest.approx(0.7)
+    else:
+        assert stats["hybrid_decoded"] == stats["gpu_hybrid_decoded"] == 0
+        assert stats["cpu_decoded"] > stats["cpu_fallback"]
+
 
 def test_rest_decoder_cpu_names_a_bad_file(shared_data):
     photos = sorted((shared_data / "photos").glob("*.jpg"))
