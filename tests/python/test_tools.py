@@ -33,11 +33,11 @@ def make_data(tmp_path, images):
 
 
 def bench_cli(tmp_path, images, batch, *args):
-    """`sluice bench` with one worker and one warm-up batch on a new folder of `images` JPEGs:
-    its output and its JSON report."""
+    """`sluice bench` with one worker and exactly --epochs timed epochs on a new folder of
+    `images` JPEGs: its output and its JSON report."""
     out = sluice("bench", "--data", str(make_data(tmp_path, images)), "-b", str(batch),
-                 "--workers", "1", "--warmup", "1", "--json", str(tmp_path / "r.json"), "--chart",
-                 str(tmp_path / "r.png"), *args, cwd=tmp_path)
+                 "--workers", "1", "--min-seconds", "0", "--json",
+                 str(tmp_path / "r.json"), "--chart", str(tmp_path / "r.png"), *args, cwd=tmp_path)
     return out, json.loads((tmp_path / "r.json").read_text())
 
 
@@ -76,12 +76,15 @@ def test_bench_has_a_python_entry_point(tmp_path):
     pytest.importorskip("torch")
     from sluice.tools.bench import bench
 
-    results = bench(make_data(tmp_path, 8), batch_size=4, workers=1, epochs=1, warmup=1,
-                    prefetch=4, loaders="sluice-cpu", json=str(tmp_path / "r.json"),
+    results = bench(make_data(tmp_path, 8), batch_size=4, workers=1, epochs=1, prefetch=4,
+                    min_seconds=0.5, loaders="sluice-cpu", json=str(tmp_path / "r.json"),
                     chart=str(tmp_path / "r.png"))
     assert [r["loader"] for r in results] == ["sluice-cpu"]
     assert json.loads((tmp_path / "r.json").read_text())["meta"]["prefetch"] == 4
-    assert results[0]["images"] == 8 and results[0]["first_batch_shape"] == [4, 3, 224, 224]
+    assert results[0]["first_batch_shape"] == [4, 3, 224, 224]
+    # An epoch of 8 images is far shorter than min_seconds: whole epochs until it has passed.
+    r = results[0]
+    assert r["seconds"] >= 0.5 and r["epochs"] > 1 and r["images"] == 8 * r["epochs"]
     with pytest.raises(TypeError, match="unexpected option 'batch'"):
         bench(tmp_path / "d", batch=4)
 

@@ -2,14 +2,16 @@
 
 Every loader does the same work: random-resized-crop to 224, horizontal flip, normalisation, in
 batches of 256, delivered as float batches on the GPU when there is one (on the CPU otherwise).
-Each loader runs in its own child process (so memory and CPU time are its own): a warm-up, then
-whole epochs in steady state. Reported: images/s, ratio to each torchvision loader, CPU
-utilisation, peak RSS, device memory, time to first batch. Writes JSON and a PNG chart.
+Each loader runs in its own child process (so memory and CPU time are its own): a warm-up epoch,
+then whole epochs in steady state (at least ``--epochs``, and at least ``--min-seconds`` long).
+Reported: images/s, ratio to each torchvision loader, CPU utilisation, peak RSS, device memory,
+time to first batch. Writes JSON and a PNG chart.
 With ``--train ARCH`` every loader feeds a torchvision model's training steps instead (bf16 and
 channels_last on a GPU), and random batches already on the device give the ceiling.
 """
 
 import argparse
+import collections
 import json
 import os
 import pathlib
@@ -31,7 +33,9 @@ def add_parser(sub):
     p.add_argument("--workers", type=int, default=os.cpu_count() or 1,
                    help="threads (Sluice) / worker processes (torchvision); default: all cores")
     p.add_argument("--epochs", type=int, default=1, help="timed epochs after the warm-up")
-    p.add_argument("--warmup", type=int, default=3, help="warm-up batches")
+    p.add_argument("--min-seconds", type=float, default=3.0,
+                   help="time more whole epochs until at least this long: a fast loader's epoch "
+                   "of the default dataset takes a tenth of a second on a GPU")
     p.add_argument("--loaders", default=",".join(LOADERS), help="comma-separated subset")
     p.add_argument("--threads", default=None,
                    help="sweep Sluice's thread count, e.g. 1,2,4,8 (scaling efficiency)")
@@ -226,35 +230,34 @@ def measure(args):
         epoch = train(epoch)
     sync = torch.cuda.synchronize if use_gpu else (lambda: None)
     it = epoch()
-    first = next(it)
+    images = next(it)[0]
     sync()
     ttfb = time.perf_counter() - t_start
-    for _ in range(args.warmup - 1):
-        try:
-            next(it)
-        except StopIteration:
-            break
-    for _ in it:  # finish the warm-up epoch
-        pass
+    first = {"first_batch_shape": list(images.shape), "first_batch_dtype": str(images.dtype),
+             "first_batch_device": str(images.device)}
+    # Hold no warm-up batch while timing: a Sluice batch's buffer returns to the pipeline only
+    # when torch lets go of it, so a held one makes the pipeline allocate another (RSS + 147 MB).
+    del images
+    collections.deque(it, maxlen=0)  # the rest of the warm-up epoch
     sync()
     n = 0
     rss_per_epoch = []
     t0 = time.perf_counter()
     cpu0 = tree_usage()[1]
-    for _ in range(args.epochs):
+    epochs = 0
+    while epochs < args.epochs or time.perf_counter() - t0 < args.min_seconds:
         for images, labels in epoch():
             n += images.shape[0]
         rss_per_epoch.append(round(tree_usage()[0], 1))
+        epochs += 1
     sync()
     dt = time.perf_counter() - t0
     busy = tree_usage()[1] - cpu0
     # Peak of this process, or of the whole tree at an epoch's end (workers are not reaped yet).
     rss = max(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, max(rss_per_epoch))
-    result = {"loader": kind, "images_per_s": n / dt, "images": n, "seconds": dt,
+    result = {"loader": kind, "images_per_s": n / dt, "images": n, "epochs": epochs, "seconds": dt,
               "time_to_first_batch_s": ttfb, "cpu_utilisation": busy / dt / (os.cpu_count() or 1),
-              "peak_rss_mb": rss, "rss_per_epoch_mb": rss_per_epoch,
-              "first_batch_shape": list(first[0].shape),
-              "first_batch_dtype": str(first[0].dtype), "first_batch_device": str(first[0].device)}
+              "peak_rss_mb": rss, "rss_per_epoch_mb": rss_per_epoch, **first}
     if trained:
         result["train"] = {"arch": args.train, "steps": trained["steps"],
                            "last_loss": float(trained["loss"])}
@@ -309,7 +312,8 @@ def tree_usage():
 def run_child(args, loader, extra_env=None):
     cmd = [sys.executable, "-m", "sluice.cli", "bench", "--worker", loader, "--data", str(args.data),
            "-b", str(args.batch_size), "--workers", str(args.workers), "--epochs", str(args.epochs),
-           "--warmup", str(args.warmup), "--prefetch", str(args.prefetch)]
+           "--prefetch", str(args.prefetch),
+           "--min-seconds", str(args.min_seconds)]
     if args.profile:
         cmd.append("--profile")
     if args.train:
@@ -420,8 +424,9 @@ def compare(args):
             r["threads"] = t
             results.append(r)
     meta = {"data": str(args.data), "batch_size": args.batch_size, "workers": args.workers,
-            "epochs": args.epochs, "prefetch": args.prefetch or "auto", "cores": os.cpu_count(),
-            "gpu": gpu, "train": args.train,
+            "epochs": args.epochs, "min_seconds": args.min_seconds,
+            "prefetch": args.prefetch or "auto", "cores": os.cpu_count(), "gpu": gpu,
+            "train": args.train,
             "date": time.strftime("%Y-%m-%d %H:%M")}
     with open(args.json, "w") as f:
         json.dump({"meta": meta, "results": results}, f, indent=1)
