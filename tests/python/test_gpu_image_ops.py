@@ -112,6 +112,17 @@ def cpu_decodable(paths):
     return ok
 
 
+def run_until_hardware_ready(p, *beside):
+    """Runs `p` (and the pipelines `beside` it) until its mixed operator "Decoder" has set up
+    the hardware decoder in the background, for at most 30 s."""
+    deadline = time.monotonic() + 30
+    while ("being set up" in p.executor_statistics()["Decoder"]["hardware_status"]
+           and time.monotonic() < deadline):
+        for q in beside:
+            q.run()
+        p.run()
+
+
 @pytest.mark.parametrize("load", [0.0, 0.5, None])
 def test_rest_decoder_cpu_gives_the_cpu_decoders_pixels(shared_data, load):
     """rest_decoder="cpu": what the hardware does not take goes through the CPU codec, so it
@@ -133,10 +144,7 @@ def test_rest_decoder_cpu_gives_the_cpu_decoders_pixels(shared_data, load):
     c = pipe("cpu")
     p = pipe("mixed", rest_decoder="cpu", **({} if balance else {"hw_decoder_load": load}))
     if balance:  # until the hardware decoder is set up (in the background), nothing to balance
-        deadline = time.monotonic() + 30
-        while ("being set up" in p.executor_statistics()["Decoder"]["hardware_status"]
-               and time.monotonic() < deadline):
-            c.run(), p.run()
+        run_until_hardware_ready(p, c)
     exact = total = 0
     for _ in range(4):  # both pinned pages; at 0.5 the hardware is ready after the first batches
         cpu, gpu = c.run()[0], p.run()[0].as_cpu()
@@ -173,10 +181,7 @@ def test_rest_decoder_auto(shared_data, threads):
                                              seed=5, name="Decoder")
 
     p = pipe()
-    deadline = time.monotonic() + 30
-    while ("being set up" in p.executor_statistics()["Decoder"]["hardware_status"]
-           and time.monotonic() < deadline):
-        p.run()
+    run_until_hardware_ready(p)
     for _ in range(4):
         p.run()
     stats = p.executor_statistics()["Decoder"]

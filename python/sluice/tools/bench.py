@@ -312,8 +312,7 @@ def tree_usage():
 def run_child(args, loader, extra_env=None):
     cmd = [sys.executable, "-m", "sluice.cli", "bench", "--worker", loader, "--data", str(args.data),
            "-b", str(args.batch_size), "--workers", str(args.workers), "--epochs", str(args.epochs),
-           "--prefetch", str(args.prefetch),
-           "--min-seconds", str(args.min_seconds)]
+           "--prefetch", str(args.prefetch), "--min-seconds", str(args.min_seconds)]
     if args.profile:
         cmd.append("--profile")
     if args.train:

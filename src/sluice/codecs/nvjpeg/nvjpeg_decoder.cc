@@ -297,7 +297,7 @@ bool NvjpegDecoder::hardware_enabled() const {
 std::string NvjpegDecoder::hardware_status() const {
   std::lock_guard<std::mutex> lk(impl_->hw_status_mu_);
   if (impl_->hw_state_ == Impl::kPending && impl_->hw_enabled_) {
-    return impl_->hw_status_ + " (being set up: batches use the hybrid path until then)";
+    return impl_->hw_status_ + " (being set up: meanwhile the rest decoder takes every image)";
   }
   return impl_->hw_status_;
 }

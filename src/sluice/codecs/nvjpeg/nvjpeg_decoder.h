@@ -77,8 +77,9 @@ struct NvjpegDecoderOptions {
   // Start from hw_decoder_load, then move the share after every batch towards the one at which
   // the hardware submission and the rest of the batch take the same time. That share depends on
   // how many threads decode the rest and how fast they are (Note [Balancing the hardware share]
-  // in nvjpeg_decode_batch.cc). The mixed operators set it when hw_decoder_load is not given and
-  // rest_decoder is "cpu".
+  // in nvjpeg_decode_batch.cc). Only with a HostDecode (decode()), whose tasks end when their
+  // images do; the mixed operators set it when hw_decoder_load is not given and rest_decoder is
+  // "cpu".
   bool balance_hw_load = false;
   // Baseline images (or ROIs, counted as ROI width x ROI bottom row) larger than this many
   // pixels use GPU Huffman decoding (NVJPEG_BACKEND_GPU_HYBRID) when nvJPEG supports it for the
