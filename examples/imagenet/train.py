@@ -54,6 +54,10 @@ def parse_args(argv=None):
     p.add_argument("--rest-decoder", default="cpu", choices=["nvjpeg", "cpu"],
                    help="sluice-gpu: what decodes the rest: the CPU decoder, or nvJPEG's hybrid "
                         "path (DALI's choice)")
+    p.add_argument("--cuda-graph", action="store_true",
+                   help="capture the training step once and replay it: one launch per step, so "
+                        "the loader's threads and CUDA calls cannot delay the model's kernels "
+                        "(one process only)")
     p.add_argument("--no-channels-last", action="store_true")
     p.add_argument("--no-bf16", action="store_true")
     p.add_argument("--find-max-batch", action="store_true",
@@ -178,13 +182,52 @@ def make_model(args, classes, device):
 def step(model, opt, x, y, args):
     if not args.no_channels_last:
         x = x.contiguous(memory_format=torch.channels_last)
-    with torch.autocast("cuda", dtype=torch.bfloat16, enabled=not args.no_bf16):
+    # No weight-cast cache: a captured graph must not keep casts made before its capture.
+    with torch.autocast("cuda", dtype=torch.bfloat16, enabled=not args.no_bf16,
+                        cache_enabled=False):
         out = model(x)
         loss = F.cross_entropy(out, y)
     opt.zero_grad(set_to_none=True)
     loss.backward()
     opt.step()
     return loss, out
+
+
+class GraphedStep:
+    """`step` as a CUDA graph: the first WARMUP calls run eagerly on a side stream (cuDNN picks
+    its algorithms, the optimizer makes its momentum buffers), the next one captures the step on
+    static input tensors, and every later call copies its batch in and replays. A batch of
+    another shape (the last, partial one) runs eagerly."""
+
+    WARMUP = 3
+
+    def __init__(self, model, opt, args):
+        self.model, self.opt, self.args = model, opt, args
+        self.calls, self.graph = 0, None
+        # One side stream for warm-up, capture and eager steps: autograd's gradient
+        # accumulators then always run on the stream they were made on.
+        self.side = torch.cuda.Stream()
+
+    def __call__(self, x, y):
+        if self.graph is not None and x.shape == self.x.shape:
+            self.x.copy_(x)
+            self.y.copy_(y)
+            self.graph.replay()
+            return self.loss, self.out
+        if self.graph is not None or self.calls < self.WARMUP:
+            self.calls += 1
+            self.side.wait_stream(torch.cuda.current_stream())
+            with torch.cuda.stream(self.side):
+                loss, out = step(self.model, self.opt, x, y, self.args)
+            torch.cuda.current_stream().wait_stream(self.side)
+            return loss.detach(), out.detach()  # the autograd graph goes now, not next step
+        self.x, self.y = torch.empty_like(x), torch.empty_like(y)
+        self.graph = torch.cuda.CUDAGraph()
+        # thread_local: the loader's threads keep making CUDA calls while this one captures.
+        with torch.cuda.graph(self.graph, stream=self.side, capture_error_mode="thread_local"):
+            loss, out = step(self.model, self.opt, self.x, self.y, self.args)
+        self.loss, self.out = loss.detach(), out.detach()
+        return self(x, y)
 
 
 def progress(iterable, total, desc, rank):
@@ -198,7 +241,7 @@ def progress(iterable, total, desc, rank):
         return iterable
 
 
-def train_epoch(model, opt, epoch_fn, steps, args, rank, world, e):
+def train_epoch(model, train_step, epoch_fn, steps, args, rank, world, e):
     """Trains one epoch; images/s counts the whole epoch, from its first batch request (epoch
     0 includes warm-up: compare later epochs). Sums stay on the GPU so no step waits for it.
     Events around every step split the GPU's time into the steps themselves and the gaps
@@ -214,7 +257,7 @@ def train_epoch(model, opt, epoch_fn, steps, args, rank, world, e):
             break
         start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
         start.record()
-        loss, out = step(model, opt, x, y, args)
+        loss, out = train_step(x, y)
         n += x.shape[0]
         loss_sum = loss_sum + loss.detach().float() * x.shape[0]
         correct = correct + (out.argmax(1) == y).sum()
@@ -309,9 +352,17 @@ def main(argv=None):
         model = torch.nn.parallel.DistributedDataParallel(model, device_ids=[device.index])
     lr = args.lr * args.batch_size * world / 256
     opt = torch.optim.SGD(model.parameters(), lr=lr, momentum=0.9, weight_decay=1e-4)
+    if args.cuda_graph:
+        if world > 1:
+            raise SystemExit("--cuda-graph: one process only (DDP's hooks are not captured here)")
+        train_step = GraphedStep(model, opt, args)
+    else:
+        def train_step(x, y):
+            return step(model, opt, x, y, args)
     val_epoch_fn = None  # built when first needed: the validation pipeline stays off the GPU
     for e in range(args.epochs):
-        ips, loss, acc, timing = train_epoch(model, opt, train_epoch_fn, steps, args, rank, world, e)
+        ips, loss, acc, timing = train_epoch(model, train_step, train_epoch_fn, steps, args, rank,
+                                             world, e)
         line = (f"epoch {e}: {ips:,.0f} images/s, loss {loss:.4f}, train top-1 {acc:.3f}, "
                 f"GPU step {timing['step_ms']:.1f} ms, gaps {timing['gap_share']:.0%}")
         if not args.no_val and args.loader != "synthetic":
