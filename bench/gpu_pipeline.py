@@ -22,14 +22,15 @@ def per_batch(stats, key, names):
     return {n: round(stats[key.format(n)] / max(1, stats["nvjpeg_batches"]), 2) for n in names}
 
 
-def run(data, batch, threads, load, batches, depth, lanes, threshold, decoder, rest):
+def run(data, batch, threads, load, batches, depth, lanes, threshold, decoder, rest,
+        stream_priority=0):
     os.environ["SLUICE_NVJPEG_HW_LANES"] = str(lanes)
     extra = {} if threshold < 0 else {"hybrid_huffman_threshold": threshold}
     extra["rest_decoder"] = rest
     if load is not None:  # else the decoder balances the share itself
         extra["hw_decoder_load"] = load
     @pipeline_def(batch_size=batch, num_threads=threads, device_id=0, seed=1,
-                  prefetch_queue_depth=depth)
+                  prefetch_queue_depth=depth, default_cuda_stream_priority=stream_priority)
     def pipe():
         jpegs, labels = fn.readers.file(file_root=data, random_shuffle=True, name="Reader")
         decode = getattr(fn.decoders, decoder)  # image: whole images, no crop window

@@ -48,7 +48,8 @@ def parse_args(argv=None):
     # launches, while the CPU decoder makes none. On H100 hosts (16 cores), ResNet-18 got
     # 95-99% of the synthetic ceiling decoding all on the CPU threads (67-88% on hosts whose
     # CPU threads fell behind), about 87-90% with 15-20% on the hardware, 75-82% with nvJPEG's
-    # hybrid path and 90% on the hardware (bench/RESULTS.md section 4).
+    # hybrid path and 90% on the hardware (bench/RESULTS.md section 4). The hardware
+    # submission also waits for the GPU, which training keeps busy (bench/nvjpeg_under_load.py).
     p.add_argument("--hw-decoder-load", type=float, default=0.0,
                    help="sluice-gpu: share of each batch for the hardware JPEG decoder")
     p.add_argument("--rest-decoder", default="cpu", choices=["nvjpeg", "cpu"],
