@@ -13,6 +13,7 @@ pytest.importorskip("torchvision")
 if not torch.cuda.is_available():
     pytest.skip("needs a CUDA device", allow_module_level=True)
 
+pytestmark = pytest.mark.gpu
 SCRIPT = pathlib.Path(__file__).resolve().parents[2] / "examples" / "imagenet" / "train.py"
 
 
@@ -37,11 +38,11 @@ def run(train, graphed, batches):
     return losses, [p.detach().clone() for p in model.parameters()]
 
 
-def test_graphed_step_trains_as_the_eager_step():
+def test_graphed_step_trains_as_the_eager_step(monkeypatch):
     train = load_train()
-    torch.backends.cudnn.deterministic = True
+    monkeypatch.setattr(torch.backends.cudnn, "deterministic", True)
     g = torch.Generator(device="cuda").manual_seed(7)
-    # Warm-up, capture, two replays, a partial batch (eager), then replays again.
+    # Warm-up, the capture and two more replays, a partial batch (eager), then replays again.
     sizes = [16] * (train.GraphedStep.WARMUP + 3) + [5, 16, 16]
     batches = [(torch.randn(b, 3, 64, 64, device="cuda", generator=g),
                 torch.randint(0, 10, (b,), device="cuda", generator=g)) for b in sizes]
