@@ -226,6 +226,13 @@ void NvjpegDecoder::Impl::submit_hardware() {
   // one decode() ago; hardware_wait_ms says how long this waits (engines slower than the rest).
   const auto t0 = std::chrono::steady_clock::now();
   hw_done_.synchronize();
+  // Note [Hardware writes ignore stream order]
+  // nvJPEG's batched hardware decoder writes the destinations while it is being called, whatever
+  // is still queued on its stream: waiting on entry_ there does not hold the writes back
+  // (NvjpegRobustness.WritesFollowWorkQueuedBeforeDecode; torchcodec pull request 1634 found it
+  // on H100 with nvJPEG 12.3 to 13.2). So the host waits until the caller's earlier work has run;
+  // in a pipeline that is the GPU stage still reading the previous batch out of these buffers.
+  entry_.synchronize();
   hw_wait_ms_ =
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
   hw_submitted_ = true;

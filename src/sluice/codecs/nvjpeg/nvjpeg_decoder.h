@@ -180,7 +180,8 @@ struct NvjpegDecoderStats {
   uint64_t hardware_batch_failures = 0;
   // Wall time of decode()'s phases, summed over batches (milliseconds): parsing and routing,
   // hybrid decoding and hardware submission together, the hardware submission alone, and the
-  // part of it spent waiting for the engines to finish the previous batch.
+  // part of it spent waiting for the engines' previous batch and for the work the caller queued
+  // before decode() (Note [Hardware writes ignore stream order]).
   double parse_ms = 0;
   double decode_ms = 0;
   double hardware_submit_ms = 0;
@@ -214,7 +215,8 @@ class NvjpegDecoder {
   // `color` applies to the whole batch (one output format per hardware batch). `stream`: the
   // caller's CUDA stream (non-null). CPU work runs on `pool`, whose num_threads() must not
   // exceed options().num_thread_states. With `host`, the samples that would take the hybrid path
-  // go to it instead and are reported as kHost.
+  // go to it instead and are reported as kHost. The destinations are written after the work
+  // queued on `stream` before the call, and work queued on it after the call sees them.
   void decode(std::span<const DecodeRequest> batch, OutputColor color, ThreadPool& pool,
               cuda::StreamHandle stream, std::span<DecodeResult> results,
               const HostDecode* host = nullptr);

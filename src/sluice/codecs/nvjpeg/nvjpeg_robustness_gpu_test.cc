@@ -1,8 +1,11 @@
 // NvjpegDecoder on bad inputs, repeated batches, GPU Huffman selection, hardware batch sizing
 // and argument checks. Per-file lines in the log say what each sample did.
 
+#include <cuda_runtime.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
@@ -18,6 +21,7 @@
 #include "sluice/codecs/nvjpeg/nvjpeg_test_util.h"
 #include "sluice/core/error.h"
 #include "sluice/cuda/cuda_api.h"
+#include "sluice/cuda/cuda_check.h"
 #include "sluice/exec/thread_pool.h"
 #include "sluice/testing/test_data.h"
 
@@ -245,6 +249,53 @@ TEST(NvjpegRobustness, RepeatedBatchesOf64Photos) {
       }
     }
     std::printf("  %s\n", test::stats_line(decoder.stats()).c_str());
+  }
+}
+
+// nvJPEG's batched hardware decoder writes its outputs when it is called, ignoring work queued
+// before it on its stream or waited for through cudaStreamWaitEvent (reported on H100 for nvJPEG
+// 12.3 to 13.2: torchcodec pull request 1634). decode() must still keep the order of `stream`:
+// here the stream sleeps on the host, then copies the destinations; that copy must see none of
+// the decoded pixels, and a copy queued after decode() must see all of them.
+TEST(NvjpegRobustness, WritesFollowWorkQueuedBeforeDecode) {
+  SLUICE_REQUIRE_GPU();
+  SLUICE_REQUIRE_SHARED_DATA(data);
+  const auto& good = photos(data);
+  ASSERT_FALSE(good.empty());
+  auto pool = make_pool();
+  cuda::Stream stream(0);
+  std::vector<Job> jobs;
+  std::vector<const Photo*> which;
+  for (int i = 0; i < 32; ++i) {
+    which.push_back(&good[i % good.size()]);
+    jobs.push_back(photo_job(*which.back()));
+  }
+  auto hold = [](cuda::StreamHandle s) {
+    SLUICE_CUDA_CHECK(cudaLaunchHostFunc(
+        static_cast<cudaStream_t>(s),
+        [](void*) { std::this_thread::sleep_for(std::chrono::milliseconds(300)); }, nullptr));
+  };
+  for (float load : {0.0f, 1.0f}) {
+    NvjpegDecoderOptions o = options_for(*pool, load);
+    o.max_batch_size = 32;
+    NvjpegDecoder decoder(o);
+    for (int iter = 0; iter < 3; ++iter) {
+      test::BatchOutput out =
+          test::run_batch(decoder, *pool, stream, jobs, OutputColor::kRGB, hold);
+      const auto written =
+          std::count_if(out.before.begin(), out.before.end(), [](uint8_t b) { return b != 0xA5; });
+      std::printf("load %.0f, iteration %d: %.1f ms; %s; %lld of %zu bytes written too early\n",
+                  load, iter, out.seconds * 1e3, routes_text(out.results).c_str(),
+                  static_cast<long long>(written), out.before.size());
+      EXPECT_EQ(written, 0) << "decode() wrote before the work queued ahead of it had run";
+      for (size_t i = 0; i < jobs.size(); ++i) {
+        EXPECT_TRUE(matches_reference(*which[i], out.results[i], out.pixels[i]))
+            << "iteration " << iter << ", sample " << i;
+      }
+      if (load > 0 && decoder.hardware_enabled()) {
+        EXPECT_GT(count_route(out.results, DecodeRoute::kHardware), 0);
+      }
+    }
   }
 }
 

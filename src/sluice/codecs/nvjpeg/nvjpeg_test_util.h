@@ -19,6 +19,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <iterator>
 #include <optional>
 #include <string>
@@ -179,13 +180,18 @@ struct Job {
 struct BatchOutput {
   std::vector<DecodeResult> results;
   std::vector<std::vector<uint8_t>> pixels;  // per job, out_w * out_h * channels bytes
-  double seconds = 0;                        // decode() call to stream completion
+  std::vector<uint8_t> before;               // with `hold`: every destination byte, see below
+  double seconds = 0;  // decode() call to stream completion, including the copy back
 };
 
 // Decodes `jobs` as one batch into a single device buffer pre-filled with 0xA5 on `stream`
-// (poison: an output nvJPEG did not write shows up in the diffs), then copies every output back.
+// (poison: an output nvJPEG did not write shows up in the diffs). The outputs are copied back
+// by a copy queued on `stream` right after decode(), so they are what later work on the stream
+// sees. With `hold`, which queues something slow on the stream, the stream then copies the
+// destinations into `before`: work queued before decode(), which must see only the poison.
 inline BatchOutput run_batch(NvjpegDecoder& decoder, ThreadPool& pool, cuda::Stream& stream,
-                             const std::vector<Job>& jobs, OutputColor color) {
+                             const std::vector<Job>& jobs, OutputColor color,
+                             const std::function<void(cuda::StreamHandle)>& hold = {}) {
   const int c = output_channels(color);
   std::vector<size_t> offsets(jobs.size()), sizes(jobs.size());
   size_t total = 0;
@@ -198,6 +204,14 @@ inline BatchOutput run_batch(NvjpegDecoder& decoder, ThreadPool& pool, cuda::Str
   dev.resize(std::max<size_t>(total, 1));
   dev.set_stream(stream.get());
   cuda::memset_async(dev.data(), 0xA5, dev.size(), stream.get());
+  Buffer before(MemoryKind::kDevice, decoder.options().device);
+  if (hold) {
+    before.resize(dev.size());
+    before.set_stream(stream.get());
+    stream.synchronize();
+    hold(stream.get());
+    cuda::memcpy_async(before.data(), dev.data(), dev.size(), stream.get());
+  }
 
   std::vector<DecodeRequest> requests(jobs.size());
   for (size_t i = 0; i < jobs.size(); ++i) {
@@ -211,12 +225,15 @@ inline BatchOutput run_batch(NvjpegDecoder& decoder, ThreadPool& pool, cuda::Str
   out.results.resize(jobs.size());
   auto t0 = std::chrono::steady_clock::now();
   decoder.decode(requests, color, pool, stream.get(), out.results);
-  stream.synchronize();
-  out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-
   std::vector<uint8_t> host(dev.size());
   cuda::memcpy_async(host.data(), dev.data(), dev.size(), stream.get());
   stream.synchronize();
+  out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  if (hold) {
+    out.before.resize(before.size());
+    cuda::memcpy_async(out.before.data(), before.data(), before.size(), stream.get());
+    stream.synchronize();
+  }
   out.pixels.resize(jobs.size());
   for (size_t i = 0; i < jobs.size(); ++i) {
     out.pixels[i].assign(host.begin() + offsets[i], host.begin() + offsets[i] + sizes[i]);
