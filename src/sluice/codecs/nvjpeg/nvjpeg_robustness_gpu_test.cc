@@ -67,6 +67,20 @@ Job photo_job(const Photo& p) {
   return j;
 }
 
+// `n` jobs cycling through the photos, and which photo each one is.
+struct PhotoBatch {
+  std::vector<Job> jobs;
+  std::vector<const Photo*> which;
+};
+PhotoBatch photo_batch(const std::vector<Photo>& all, int n) {
+  PhotoBatch b;
+  for (int i = 0; i < n; ++i) {
+    b.which.push_back(&all[i % all.size()]);
+    b.jobs.push_back(photo_job(*b.which.back()));
+  }
+  return b;
+}
+
 bool within_bounds(const Diff& d) {
   return d.mean < test::kMaxMeanDiff && d.max <= test::kMaxAbsDiff;
 }
@@ -209,12 +223,7 @@ TEST(NvjpegRobustness, RepeatedBatchesOf64Photos) {
   ASSERT_FALSE(good.empty());
   auto pool = make_pool();
   cuda::Stream stream(0);
-  std::vector<Job> jobs;
-  std::vector<const Photo*> which;
-  for (int i = 0; i < 64; ++i) {
-    which.push_back(&good[i % good.size()]);
-    jobs.push_back(photo_job(*which.back()));
-  }
+  const auto [jobs, which] = photo_batch(good, 64);
   for (float load : {0.0f, 1.0f}) {
     NvjpegDecoderOptions o = options_for(*pool, load);
     o.max_batch_size = 64;
@@ -264,12 +273,7 @@ TEST(NvjpegRobustness, WritesFollowWorkQueuedBeforeDecode) {
   ASSERT_FALSE(good.empty());
   auto pool = make_pool();
   cuda::Stream stream(0);
-  std::vector<Job> jobs;
-  std::vector<const Photo*> which;
-  for (int i = 0; i < 32; ++i) {
-    which.push_back(&good[i % good.size()]);
-    jobs.push_back(photo_job(*which.back()));
-  }
+  const auto [jobs, which] = photo_batch(good, 32);
   auto hold = [](cuda::StreamHandle s) {
     SLUICE_CUDA_CHECK(cudaLaunchHostFunc(
         static_cast<cudaStream_t>(s),
