@@ -19,6 +19,7 @@ import time
 import numpy as np
 import torch
 
+from nvjpeg_under_load import repeat_until
 from sluice import fn, pipeline_def, types
 
 BATCH = 128
@@ -27,14 +28,12 @@ BATCH = 128
 def keep_busy(stop, blocking):
     with torch.cuda.stream(torch.cuda.Stream()):
         a = torch.randn(8192, 8192, device="cuda", dtype=torch.bfloat16)
-        n = 0
-        while not stop.is_set():
+
+        def matmul():
+            nonlocal a
             a = (a @ a).clamp_(-1, 1)
-            n += 1
-            if n % 30 == 0:
-                done = torch.cuda.Event(blocking=blocking)
-                done.record()
-                done.synchronize()
+
+        repeat_until(stop, matmul, 30, blocking)
 
 
 def main():

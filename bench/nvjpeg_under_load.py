@@ -28,25 +28,30 @@ def load_train():
     return train
 
 
+def repeat_until(stop, work, every, blocking=True):
+    """Calls work() until `stop`, waiting for the current stream every `every` calls, on a
+    blocking event (the thread sleeps) or a spinning one."""
+    n = 0
+    while not stop.is_set():
+        work()
+        n += 1
+        if n % every == 0:
+            done = torch.cuda.Event(blocking=blocking)
+            done.record()
+            done.synchronize()
+
+
 def train_until(stop, graphed, side_stream):
     """ResNet-18 steps on one synthetic batch of 256 until `stop`; waits every third step."""
     train = load_train()
-    args = train.parse_args(["unused"])
+    args = train.parse_args(["unused"] + (["--cuda-graph"] if graphed else []))
     with torch.cuda.stream(torch.cuda.Stream() if side_stream else torch.cuda.current_stream()):
         model = train.make_model(args, 100, torch.device("cuda"))
         opt = torch.optim.SGD(model.parameters(), lr=0.01, momentum=0.9)
         x = torch.randn(256, 3, 224, 224, device="cuda")
         y = torch.randint(0, 100, (256,), device="cuda")
-        step = (train.GraphedStep(model, opt, args) if graphed
-                else lambda a, b: train.step(model, opt, a, b, args))
-        n = 0
-        while not stop.is_set():
-            step(x, y)
-            n += 1
-            if n % 3 == 0:
-                done = torch.cuda.Event(blocking=True)
-                done.record()
-                done.synchronize()
+        step = train.make_train_step(model, opt, args)
+        repeat_until(stop, lambda: step(x, y), 3)
 
 
 def main():

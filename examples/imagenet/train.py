@@ -231,6 +231,13 @@ class GraphedStep:
         return self(x, y)
 
 
+def make_train_step(model, opt, args):
+    """The training step `(x, y) -> (loss, out)`: replayed as a CUDA graph with --cuda-graph."""
+    if args.cuda_graph:
+        return GraphedStep(model, opt, args)
+    return lambda x, y: step(model, opt, x, y, args)
+
+
 def progress(iterable, total, desc, rank):
     if rank != 0:
         return iterable
@@ -353,13 +360,9 @@ def main(argv=None):
         model = torch.nn.parallel.DistributedDataParallel(model, device_ids=[device.index])
     lr = args.lr * args.batch_size * world / 256
     opt = torch.optim.SGD(model.parameters(), lr=lr, momentum=0.9, weight_decay=1e-4)
-    if args.cuda_graph:
-        if world > 1:
-            raise SystemExit("--cuda-graph: one process only (DDP's hooks are not captured here)")
-        train_step = GraphedStep(model, opt, args)
-    else:
-        def train_step(x, y):
-            return step(model, opt, x, y, args)
+    if args.cuda_graph and world > 1:
+        raise SystemExit("--cuda-graph: one process only (DDP's hooks are not captured here)")
+    train_step = make_train_step(model, opt, args)
     val_epoch_fn = None  # built when first needed: the validation pipeline stays off the GPU
     for e in range(args.epochs):
         ips, loss, acc, timing = train_epoch(model, train_step, train_epoch_fn, steps, args, rank,

@@ -26,14 +26,11 @@ def load_train():
 
 def run(train, graphed, batches):
     torch.manual_seed(3)
-    args = train.parse_args(["unused", "--arch", "resnet18"])
+    args = train.parse_args(["unused", "--arch", "resnet18"]
+                            + (["--cuda-graph"] if graphed else []))
     model = train.make_model(args, 10, torch.device("cuda"))
     opt = torch.optim.SGD(model.parameters(), lr=0.05, momentum=0.9, weight_decay=1e-4)
-    if graphed:
-        step = train.GraphedStep(model, opt, args)
-    else:
-        def step(x, y):
-            return train.step(model, opt, x, y, args)
+    step = train.make_train_step(model, opt, args)
     losses = [float(step(x, y)[0].detach()) for x, y in batches]
     return losses, [p.detach().clone() for p in model.parameters()]
 
