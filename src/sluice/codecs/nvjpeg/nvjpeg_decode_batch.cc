@@ -313,7 +313,8 @@ void NvjpegDecoder::Impl::submit_lane(HwLane& lane) {
     }
     lane.params[k] = p;
   }
-  cuda::stream_wait_event(lane.stream.get(), entry_.get());
+  // No stream_wait_event on entry_: submit_hardware() waited for it on the host (Note [Hardware
+  // writes ignore stream order]).
   lane.phase = "nvjpegDecodeBatchedInitialize";
   // max_cpu_threads is not used by the hardware backend (DALI passes 1 as well).
   lane.status = nvjpegDecodeBatchedInitialize(lane.handle, lane.state, m, 1, format_);
