@@ -2,14 +2,18 @@
 // submitting thread and the CPU time each image costs that thread, by API (plain or Ex with a
 // region of interest), backend, flags, output format, and with other threads making CUDA calls
 // meanwhile ("spinners": a copy and four tiny kernels, then a wait, in a loop, as hybrid
-// decoding does). It answers "what can the engines do here and what does the host pay" before
-// blaming the pipeline. Results: bench/RESULTS.md section 3.
+// decoding does), or with another thread keeping every SM busy ("busy": single kernels, or CUDA
+// graphs as a captured training step makes). It answers "what can the engines do here and what
+// does the host pay" before blaming the pipeline. Results: bench/RESULTS.md section 3.
 //
 //   nvcc -O2 -std=c++17 -arch=sm_90 bench/nvjpeg_hw_probe.cu -lnvjpeg -o /tmp/nvjpeg_hw_probe
 //   /tmp/nvjpeg_hw_probe DIR [--images 2048] [--batch 256] [--iters 20]
+//       [--only NAME-PART, e.g. busy]
+//   /tmp/nvjpeg_hw_probe --load-seconds S   (the busy-graphs load alone, as another process)
 //
 // Each batch is waited for before the next (so images/s includes the GPU-side latency of a
-// batch); CPU us/img is CLOCK_THREAD_CPUTIME_ID around nvjpegDecodeBatched[Ex].
+// batch); CPU us/img is CLOCK_THREAD_CPUTIME_ID around nvjpegDecodeBatched[Ex], call ms/batch
+// its wall time.
 #include <cuda_runtime.h>
 #include <nvjpeg.h>
 #include <time.h>
@@ -41,6 +45,75 @@ __global__ void touch(int* p) {
   p[threadIdx.x] += 1;
 }
 
+// Keeps every SM full for `cycles`: the "busy" load stands in for a training step's kernels.
+__global__ void occupy(long long cycles) {
+  const long long t0 = clock64();
+  while (clock64() - t0 < cycles) {
+  }
+}
+
+// nvJPEG's allocations through counting wrappers: does a batch allocate in steady state (and so
+// synchronize with the whole device in cudaFree)?
+std::atomic<long> g_allocs{0}, g_frees{0};
+int dev_malloc(void** p, size_t s) {
+  ++g_allocs;
+  return cudaMalloc(p, s);
+}
+int dev_free(void* p) {
+  ++g_frees;
+  return cudaFree(p);
+}
+int pinned_malloc(void** p, size_t s, unsigned flags) {
+  ++g_allocs;
+  return cudaHostAlloc(p, s, flags);
+}
+int pinned_free(void* p) {
+  ++g_frees;
+  return cudaFreeHost(p);
+}
+
+// The "busy" load: kernels of about 100 us filling every SM, launched singly (busy 1) or as CUDA
+// graphs of 200 of them (busy 2), at most `ahead` launches queued, until `stop`. Returns the
+// launches made.
+long occupy_gpu(int busy, int ahead, int wait, const std::atomic<bool>& stop) {
+  int sms = 0, least = 0, greatest = 0;
+  CK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
+  CK(cudaDeviceGetStreamPriorityRange(&least, &greatest));
+  cudaStream_t st;
+  CK(cudaStreamCreateWithPriority(&st, cudaStreamNonBlocking, least));
+  cudaGraphExec_t graph = nullptr;
+  if (busy == 2) {
+    cudaGraph_t g;
+    CK(cudaStreamBeginCapture(st, cudaStreamCaptureModeThreadLocal));
+    for (int k = 0; k < 200; ++k) occupy<<<sms * 16, 128, 0, st>>>(170000);
+    CK(cudaStreamEndCapture(st, &g));
+    CK(cudaGraphInstantiate(&graph, g, 0));
+    CK(cudaGraphDestroy(g));
+  }
+  std::vector<cudaEvent_t> queued(ahead);
+  const unsigned flags = cudaEventDisableTiming | (wait == 0 ? cudaEventBlockingSync : 0);
+  for (auto& e : queued) CK(cudaEventCreateWithFlags(&e, flags));
+  long n = 0;
+  for (; !stop.load(); ++n) {
+    cudaEvent_t& e = queued[n % queued.size()];
+    if (n >= ahead && wait < 2) CK(cudaEventSynchronize(e));
+    while (n >= ahead && wait == 2 && cudaEventQuery(e) == cudaErrorNotReady) {
+      std::this_thread::sleep_for(std::chrono::microseconds(50));
+    }
+    if (graph) {
+      CK(cudaGraphLaunch(graph, st));
+    } else {
+      occupy<<<sms * 16, 128, 0, st>>>(170000);
+    }
+    CK(cudaEventRecord(e, st));
+  }
+  if (graph) CK(cudaGraphExecDestroy(graph));
+  CK(cudaStreamSynchronize(st));
+  for (auto e : queued) CK(cudaEventDestroy(e));
+  CK(cudaStreamDestroy(st));
+  return n;
+}
+
 double thread_cpu_s() {
   timespec t{};
   clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
@@ -62,6 +135,15 @@ struct Config {
   int spinners;  // other threads enqueueing small copies and kernels, like hybrid decoding
   const char* name;
   bool blocking = false;  // spinners wait on cudaEventBlockingSync events (else they spin)
+  // Another thread keeps every SM occupied with kernels of about 100 us, up to `ahead` launches
+  // queued: single kernels (busy 1) or CUDA graphs of 200 such kernels (busy 2: like a training
+  // step replayed as a graph).
+  int busy = 0;
+  bool high_priority = false;  // the decoder's stream at the greatest priority
+  int ahead = 8;
+  // How the busy thread waits for the launch `ahead` back: 0 cudaEventSynchronize on a
+  // blocking-sync event, 1 on a spinning one, 2 polling cudaEventQuery with 50 us sleeps.
+  int wait = 0;
 };
 
 struct Lane {
@@ -70,7 +152,7 @@ struct Lane {
   cudaStream_t stream = nullptr;
   std::vector<nvjpegDecodeParams_t> params;
   nvjpegJpegStream_t js = nullptr;
-  double cpu_s = 0;
+  double cpu_s = 0, call_s = 0;
 };
 
 const char* format_name(nvjpegOutputFormat_t f) {
@@ -92,14 +174,31 @@ const char* format_name(nvjpegOutputFormat_t f) {
 
 int main(int argc, char** argv) {
   if (argc < 2) {
-    std::fprintf(stderr, "usage: %s DIR [--images N] [--batch B] [--iters I]\n", argv[0]);
+    std::fprintf(stderr, "usage: %s DIR [--images N] [--batch B] [--iters I] [--only NAME-PART]\n",
+                 argv[0]);
     return 2;
   }
   int max_images = 2048, batch = 256, iters = 20;
+  const char* only = "";
   for (int a = 2; a + 1 < argc; a += 2) {
     if (!std::strcmp(argv[a], "--images")) max_images = std::atoi(argv[a + 1]);
     if (!std::strcmp(argv[a], "--batch")) batch = std::atoi(argv[a + 1]);
     if (!std::strcmp(argv[a], "--iters")) iters = std::atoi(argv[a + 1]);
+    if (!std::strcmp(argv[a], "--only")) only = argv[a + 1];  // configurations named so
+  }
+  if (!std::strcmp(argv[1], "--load-seconds")) {  // the graph load alone, in its own process
+    const double seconds = std::atof(argv[2]);
+    std::atomic<bool> stop{false};
+    std::thread timer([&] {
+      std::this_thread::sleep_for(std::chrono::duration<double>(seconds));
+      stop = true;
+    });
+    const auto t0 = std::chrono::steady_clock::now();
+    const long n = occupy_gpu(2, 3, 0, stop);
+    timer.join();
+    std::printf("load process: %.2f graphs/s\n",
+                n / std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+    return 0;
   }
   std::vector<std::string> paths;
   for (auto& e : std::filesystem::recursive_directory_iterator(argv[1])) {
@@ -166,17 +265,43 @@ int main(int argc, char** argv) {
       {HW, 0, NVJPEG_OUTPUT_RGBI, false, false, 2, "plain + 2 blocking spinners", true},
       {HW, 0, NVJPEG_OUTPUT_RGBI, false, false, 8, "plain + 8 blocking spinners", true},
       {HW, 0, NVJPEG_OUTPUT_RGBI, true, true, 16, "Ex ROI + 16 blocking spinners", true},
+      {HW, 0, NVJPEG_OUTPUT_RGBI, true, true, 0, "Ex ROI, busy kernels", false, 1},
+      {HW, 0, NVJPEG_OUTPUT_RGBI, true, true, 0, "Ex ROI, busy kernels, priority", false, 1, true},
+      {HW, 0, NVJPEG_OUTPUT_RGBI, false, false, 0, "plain, busy kernels", false, 1},
+      {HW, 0, NVJPEG_OUTPUT_YUV, false, false, 0, "plain YUV, busy kernels", false, 1},
+      {HW, 0, NVJPEG_OUTPUT_RGBI, true, true, 0, "Ex ROI, busy graphs, 1 ahead", false, 2, false,
+       1},
+      {HW, 0, NVJPEG_OUTPUT_RGBI, true, true, 0, "Ex ROI, busy graphs, 3 ahead", false, 2, false,
+       3},
+      {HW, 0, NVJPEG_OUTPUT_RGBI, true, true, 0, "Ex ROI, busy graphs, 8 ahead", false, 2, false,
+       8},
+      {HW, 0, NVJPEG_OUTPUT_RGBI, false, false, 0, "plain, busy graphs, 3 ahead", false, 2, false,
+       3},
+      {HW, 0, NVJPEG_OUTPUT_RGBI, true, true, 0, "Ex ROI, busy graphs 1, spin wait", false, 2,
+       false, 1, 1},
+      {HW, 0, NVJPEG_OUTPUT_RGBI, true, true, 0, "Ex ROI, busy graphs 1, poll wait", false, 2,
+       false, 1, 2},
+      {HW, 0, NVJPEG_OUTPUT_RGBI, true, true, 0, "Ex ROI, busy graphs 3, poll wait", false, 2,
+       false, 3, 2},
   };
-  std::printf("%-32s %-6s %10s %12s\n", "configuration", "format", "images/s", "CPU us/img");
+  int least = 0, greatest = 0;
+  CK(cudaDeviceGetStreamPriorityRange(&least, &greatest));
+  std::printf("%-32s %-6s %10s %12s %12s %s\n", "configuration", "format", "images/s", "CPU us/img",
+              "call ms/batch", "allocs+frees/batch");
   for (const Config& c : configs) {
+    if (!std::strstr(c.name, only)) continue;
     Lane l;
-    if (nvjpegCreateEx(c.backend, nullptr, nullptr, c.flags, &l.handle) != NVJPEG_STATUS_SUCCESS) {
+    nvjpegDevAllocator_t dev_alloc{&dev_malloc, &dev_free};
+    nvjpegPinnedAllocator_t pinned_alloc{&pinned_malloc, &pinned_free};
+    if (nvjpegCreateEx(c.backend, &dev_alloc, &pinned_alloc, c.flags, &l.handle) !=
+        NVJPEG_STATUS_SUCCESS) {
       std::printf("%-32s unsupported backend\n", c.name);
       continue;
     }
     CK(nvjpegJpegStateCreate(l.handle, &l.state));
     CK(nvjpegJpegStreamCreate(l.handle, &l.js));
-    CK(cudaStreamCreateWithFlags(&l.stream, cudaStreamNonBlocking));
+    CK(cudaStreamCreateWithPriority(&l.stream, cudaStreamNonBlocking,
+                                    c.high_priority ? greatest : least));
     l.params.resize(batch);
     for (auto& p : l.params) {
       CK(nvjpegDecodeParamsCreate(l.handle, &p));
@@ -210,6 +335,8 @@ int main(int argc, char** argv) {
         CK(cudaStreamDestroy(st));
       });
     }
+
+    if (c.busy) spinners.emplace_back([&] { occupy_gpu(c.busy, c.ahead, c.wait, stop); });
 
     std::atomic<int> failed{0};
     // Batches walk through the images.
@@ -252,6 +379,7 @@ int main(int argc, char** argv) {
         }
       }
       const double t0 = thread_cpu_s();
+      const auto w0 = std::chrono::steady_clock::now();
       nvjpegStatus_t st = nvjpegDecodeBatchedInitialize(l.handle, l.state, count, 1, c.format);
       if (st == NVJPEG_STATUS_SUCCESS) {
         st = c.ex ? nvjpegDecodeBatchedEx(l.handle, l.state, data.data(), lengths.data(),
@@ -260,11 +388,13 @@ int main(int argc, char** argv) {
                                         l.stream);
       }
       l.cpu_s += thread_cpu_s() - t0;
+      l.call_s += std::chrono::duration<double>(std::chrono::steady_clock::now() - w0).count();
       if (st != NVJPEG_STATUS_SUCCESS) failed = st;
       CK(cudaStreamSynchronize(l.stream));
     };
     for (int b = 0; b < 3; ++b) run_batch(b);
-    l.cpu_s = 0;
+    l.cpu_s = l.call_s = 0;
+    g_allocs = g_frees = 0;
     const auto t0 = std::chrono::steady_clock::now();
     for (int b = 0; b < iters; ++b) run_batch(3 + b);
     const double wall =
@@ -275,8 +405,9 @@ int main(int argc, char** argv) {
     if (failed)
       std::printf("%-32s failed: nvJPEG status %d\n", c.name, failed.load());
     else
-      std::printf("%-32s %-6s %10.0f %12.1f\n", c.name, format_name(c.format),
-                  double(batch) * iters / wall, 1e6 * cpu / (double(batch) * iters));
+      std::printf("%-32s %-6s %10.0f %12.1f %12.2f %.1f+%.1f\n", c.name, format_name(c.format),
+                  double(batch) * iters / wall, 1e6 * cpu / (double(batch) * iters),
+                  1e3 * l.call_s / iters, double(g_allocs) / iters, double(g_frees) / iters);
     std::fflush(stdout);
     for (auto p : l.params) nvjpegDecodeParamsDestroy(p);
     nvjpegJpegStateDestroy(l.state);

@@ -5,10 +5,11 @@ thread waits with blocking events, so it takes no CPU from the pipeline. Prints 
 nvJPEG's time per batch (the hardware submission is what slows down).
 
     python3 bench/nvjpeg_under_load.py DATA_DIR [--loads none,graph,eager] [--hw-load 0.3]
-        [--decoder image_random_crop] [--stream-priority 0] [--side-stream]
+        [--decoder image_random_crop] [--stream-priority 0] [--side-stream] [--ahead 3]
 """
 
 import argparse
+import collections
 import importlib.util
 import pathlib
 import threading
@@ -28,21 +29,23 @@ def load_train():
     return train
 
 
-def repeat_until(stop, work, every, blocking=True):
-    """Calls work() until `stop`, waiting for the current stream every `every` calls, on a
-    blocking event (the thread sleeps) or a spinning one."""
-    n = 0
+def repeat_until(stop, work, ahead, blocking=True):
+    """Calls work() until `stop`, keeping at most `ahead` earlier calls unfinished on the
+    current stream: waits for the call `ahead` back on a blocking event (the thread sleeps) or
+    a spinning one."""
+    queued = collections.deque()
     while not stop.is_set():
         work()
-        n += 1
-        if n % every == 0:
-            done = torch.cuda.Event(blocking=blocking)
-            done.record()
-            done.synchronize()
+        done = torch.cuda.Event(blocking=blocking)
+        done.record()
+        queued.append(done)
+        if len(queued) > ahead:
+            queued.popleft().synchronize()
 
 
-def train_until(stop, graphed, side_stream):
-    """ResNet-18 steps on one synthetic batch of 256 until `stop`; waits every third step."""
+def train_until(stop, graphed, side_stream, ahead):
+    """ResNet-18 steps on one synthetic batch of 256 until `stop`, at most `ahead` steps ahead
+    of the GPU."""
     train = load_train()
     args = train.parse_args(["unused"] + (["--cuda-graph"] if graphed else []))
     with torch.cuda.stream(torch.cuda.Stream() if side_stream else torch.cuda.current_stream()):
@@ -51,7 +54,7 @@ def train_until(stop, graphed, side_stream):
         x = torch.randn(256, 3, 224, 224, device="cuda")
         y = torch.randint(0, 100, (256,), device="cuda")
         step = train.make_train_step(model, opt, args)
-        repeat_until(stop, lambda: step(x, y), 3)
+        repeat_until(stop, lambda: step(x, y), ahead)
 
 
 def main():
@@ -64,6 +67,8 @@ def main():
     ap.add_argument("--batches", type=int, default=80)
     ap.add_argument("--threads", type=int, default=16)
     ap.add_argument("--stream-priority", type=int, default=0, help="the pipeline's streams")
+    ap.add_argument("--ahead", type=int, default=3,
+                    help="how many steps the training thread may queue beyond the running one")
     ap.add_argument("--side-stream", action="store_true",
                     help="train on a side stream instead of the legacy default stream")
     args = ap.parse_args()
@@ -72,7 +77,7 @@ def main():
         trainer = None
         if load != "none":
             trainer = threading.Thread(target=train_until,
-                                       args=(stop, load == "graph", args.side_stream))
+                                       args=(stop, load == "graph", args.side_stream, args.ahead))
             trainer.start()
             time.sleep(8)  # the model is built and, for "graph", captured
         r = gpu_pipeline.run(args.data, 256, args.threads, args.hw_load, args.batches, 3, 1, -1,
