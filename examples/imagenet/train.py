@@ -198,13 +198,19 @@ class GraphedStep:
     """`step` as a CUDA graph: the first WARMUP calls run eagerly on a side stream (cuDNN picks
     its algorithms, the optimizer makes its momentum buffers), the next one captures the step on
     static input tensors, and every later call copies its batch in and replays. A batch of
-    another shape (the last, partial one) runs eagerly."""
+    another shape (the last, partial one) runs eagerly.
+
+    After a replay the loop waits, asleep, for the replay before it, so at most one more step
+    is queued behind the running one. Graph work queued in the process slows the loader's own
+    CUDA calls in proportion (bench/nvjpeg_hw_probe.cu); without the wait the loop queues a step
+    for every batch the loader has ready, and ResNet-18 trained 1.5-2% slower, with gaps of 1-2%
+    instead of 0 (bench/RESULTS.md section 4)."""
 
     WARMUP = 3
 
     def __init__(self, model, opt, args):
         self.model, self.opt, self.args = model, opt, args
-        self.calls, self.graph = 0, None
+        self.calls, self.graph, self.previous = 0, None, None
         # One side stream for warm-up, capture and eager steps: autograd's gradient
         # accumulators then always run on the stream they were made on.
         self.side = torch.cuda.Stream()
@@ -214,6 +220,11 @@ class GraphedStep:
             self.x.copy_(x)
             self.y.copy_(y)
             self.graph.replay()
+            done = torch.cuda.Event(blocking=True)
+            done.record()
+            if self.previous is not None:
+                self.previous.synchronize()
+            self.previous = done
             return self.loss, self.out
         if self.graph is not None or self.calls < self.WARMUP:
             self.calls += 1
