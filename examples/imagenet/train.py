@@ -49,7 +49,8 @@ def parse_args(argv=None):
     # 95-99% of the synthetic ceiling decoding all on the CPU threads (67-88% on hosts whose
     # CPU threads fell behind), about 87-90% with 15-20% on the hardware, 75-82% with nvJPEG's
     # hybrid path and 90% on the hardware (bench/RESULTS.md section 4). The hardware
-    # submission also waits for the GPU, which training keeps busy (bench/nvjpeg_under_load.py).
+    # submission also waits longer the more training work is queued in the process: 181 ms a
+    # batch next to ResNet-18 replayed as a CUDA graph, 4.9 ms alone (nvjpeg_under_load.py).
     p.add_argument("--hw-decoder-load", type=float, default=0.0,
                    help="sluice-gpu: share of each batch for the hardware JPEG decoder")
     p.add_argument("--rest-decoder", default="cpu", choices=["nvjpeg", "cpu"],
