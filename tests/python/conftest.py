@@ -41,6 +41,15 @@ def native_threads():
     return len(os.listdir("/proc/self/task"))
 
 
+def native_threads_settled(limit, timeout=2.0):
+    """native_threads() once it is at most `limit`, or at `timeout`: a thread that was just
+    joined can still be listed for a moment (see sluice_threads)."""
+    deadline = time.monotonic() + timeout
+    while native_threads() > limit and time.monotonic() < deadline:
+        time.sleep(0.01)
+    return native_threads()
+
+
 def _sluice_thread_names():
     names = []
     for task in os.listdir("/proc/self/task"):

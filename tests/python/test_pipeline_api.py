@@ -9,7 +9,7 @@ import pytest
 
 import sluice
 from sluice import Pipeline, fn, ops, pipeline_def, types
-from conftest import native_threads
+from conftest import native_threads, native_threads_settled
 
 
 def random_graph():
@@ -381,7 +381,7 @@ def test_shutdown_while_batches_are_in_flight_is_prompt_and_leaves_no_threads():
         t0 = time.perf_counter()
         del pipe
         assert time.perf_counter() - t0 < 2.0
-    assert native_threads() <= before
+    assert native_threads_settled(before) <= before
 
 
 def test_backend_memory_controls():
