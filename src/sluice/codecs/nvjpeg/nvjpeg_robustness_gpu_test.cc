@@ -112,10 +112,11 @@ std::unique_ptr<ThreadPool> make_pool() {
   return std::make_unique<ThreadPool>(n, std::vector<int>{}, 0);
 }
 
-NvjpegDecoderOptions options_for(const ThreadPool& pool, float load) {
+NvjpegDecoderOptions options_for(const ThreadPool& pool, float load, int max_batch_size = 256) {
   NvjpegDecoderOptions o;
   o.num_thread_states = pool.num_slots();
   o.hw_decoder_load = load;
+  o.max_batch_size = max_batch_size;
   return o;
 }
 
@@ -225,9 +226,7 @@ TEST(NvjpegRobustness, RepeatedBatchesOf64Photos) {
   cuda::Stream stream(0);
   const auto [jobs, which] = photo_batch(good, 64);
   for (float load : {0.0f, 1.0f}) {
-    NvjpegDecoderOptions o = options_for(*pool, load);
-    o.max_batch_size = 64;
-    NvjpegDecoder decoder(o);
+    NvjpegDecoder decoder(options_for(*pool, load, 64));
     std::printf("64-photo batches, hw_decoder_load %.0f, hardware %s, pool %d threads\n", load,
                 decoder.hardware_status().c_str(), pool->num_threads());
     for (int iter = 0; iter < 4; ++iter) {
@@ -280,9 +279,7 @@ TEST(NvjpegRobustness, WritesFollowWorkQueuedBeforeDecode) {
         [](void*) { std::this_thread::sleep_for(std::chrono::milliseconds(300)); }, nullptr));
   };
   for (float load : {0.0f, 1.0f}) {
-    NvjpegDecoderOptions o = options_for(*pool, load);
-    o.max_batch_size = 32;
-    NvjpegDecoder decoder(o);
+    NvjpegDecoder decoder(options_for(*pool, load, 32));
     for (int iter = 0; iter < 3; ++iter) {
       test::BatchOutput out =
           test::run_batch(decoder, *pool, stream, jobs, OutputColor::kRGB, hold);
