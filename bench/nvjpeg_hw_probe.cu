@@ -8,7 +8,7 @@
 //
 //   nvcc -O2 -std=c++17 -arch=sm_90 bench/nvjpeg_hw_probe.cu -lnvjpeg -o /tmp/nvjpeg_hw_probe
 //   /tmp/nvjpeg_hw_probe DIR [--images 2048] [--batch 256] [--iters 20]
-//       [--only NAME-PART, e.g. busy]
+//       [--only NAME-PART, e.g. busy] [--seconds S: batches for S seconds instead of --iters]
 //   /tmp/nvjpeg_hw_probe --load-seconds S   (the busy-graphs load alone, as another process)
 //
 // Each batch is waited for before the next (so images/s includes the GPU-side latency of a
@@ -179,15 +179,17 @@ int main(int argc, char** argv) {
     return 2;
   }
   int max_images = 2048, batch = 256, iters = 20;
+  double seconds = 0;  // when > 0, the timed batches run this long (iters is then their count)
   const char* only = "";
   for (int a = 2; a + 1 < argc; a += 2) {
     if (!std::strcmp(argv[a], "--images")) max_images = std::atoi(argv[a + 1]);
     if (!std::strcmp(argv[a], "--batch")) batch = std::atoi(argv[a + 1]);
     if (!std::strcmp(argv[a], "--iters")) iters = std::atoi(argv[a + 1]);
     if (!std::strcmp(argv[a], "--only")) only = argv[a + 1];  // configurations named so
+    if (!std::strcmp(argv[a], "--seconds")) seconds = std::atof(argv[a + 1]);
   }
   if (!std::strcmp(argv[1], "--load-seconds")) {  // the graph load alone, in its own process
-    const double seconds = std::atof(argv[2]);
+    seconds = std::atof(argv[2]);
     std::atomic<bool> stop{false};
     std::thread timer([&] {
       std::this_thread::sleep_for(std::chrono::duration<double>(seconds));
@@ -396,7 +398,14 @@ int main(int argc, char** argv) {
     l.cpu_s = l.call_s = 0;
     g_allocs = g_frees = 0;
     const auto t0 = std::chrono::steady_clock::now();
-    for (int b = 0; b < iters; ++b) run_batch(3 + b);
+    const auto elapsed = [&] {
+      return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    };
+    if (seconds > 0) {
+      for (iters = 0; elapsed() < seconds; ++iters) run_batch(3 + iters);
+    } else {
+      for (int b = 0; b < iters; ++b) run_batch(3 + b);
+    }
     const double wall =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     stop = true;
