@@ -16,7 +16,7 @@ import enum
 from sluice.sharding import shard_info
 
 __all__ = ["DALIGenericIterator", "DALIClassificationIterator", "LastBatchPolicy",
-           "GenericIterator", "ClassificationIterator", "shard_info"]
+           "GenericIterator", "ClassificationIterator", "ProcessIterator", "shard_info"]
 
 
 class LastBatchPolicy(enum.Enum):
@@ -301,3 +301,6 @@ class DALIClassificationIterator(DALIGenericIterator):
 # Sluice's own names.
 GenericIterator = DALIGenericIterator
 ClassificationIterator = DALIClassificationIterator
+
+
+from sluice.plugin.pytorch.process import ProcessIterator  # noqa: E402 - it imports this module

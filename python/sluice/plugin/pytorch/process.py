@@ -1,0 +1,300 @@
+"""A pipeline in a process of its own, its batches handed over through shared memory.
+
+    from sluice.plugin.pytorch import ProcessIterator
+    it = ProcessIterator(functools.partial(make_pipeline, ...), ["data", "label"],
+                         reader_name="Reader", last_batch_policy=LastBatchPolicy.PARTIAL)
+
+Why: nvJPEG's hardware submission waits on a driver lock that CUDA-graph work queued in the same
+process holds (bench/RESULTS.md section 3: 4.9 ms a batch alone, 181 ms next to a graphed
+ResNet-18 step). In another process it does not share that lock; under MPS the two processes'
+kernels also run side by side (without MPS they take turns on the GPU, which costs the training).
+
+The child process builds the pipeline with ``pipeline_fn()`` (picklable: a module-level function
+or a functools.partial of one), iterates it with DALIGenericIterator and copies every batch into
+one of ``slots`` buffers shared once with this process (CUDA IPC for GPU outputs, shared memory
+for CPU ones). This process returns views of those buffers, ordered on torch's current stream by
+an interprocess event; a slot goes back to the child when every tensor of its batch has been
+released (its last use then ordered by an event on torch's current stream). The child runs ahead
+by up to ``slots`` batches, across epoch ends too.
+"""
+
+import collections
+import multiprocessing
+import traceback
+import weakref
+
+_POLL_S = 1.0  # how often a waiting parent checks that the child is still alive
+
+
+class _Lease:
+    """One output of one delivered batch: the bytes of its slot buffer, seen by torch without a
+    copy. torch keeps this object alive as long as any tensor uses the memory; when it goes,
+    the slot's count of live outputs drops."""
+
+    def __init__(self, buf, nbytes, slot, returned):
+        self._buf = buf  # keeps the shared mapping open while torch uses it
+        self._slot = slot
+        self._returned = returned
+        iface = {"shape": (nbytes,), "typestr": "|u1", "data": (buf.data_ptr(), False),
+                 "strides": None, "version": 3 if buf.device.type == "cpu" else 2}
+        if buf.device.type == "cpu":
+            self.__array_interface__ = iface
+        else:
+            self.__cuda_array_interface__ = iface
+
+    def __del__(self):
+        self._returned.append(self._slot)  # deque.append is thread-safe: any thread may free
+
+
+def _as_tensor(lease, dtype, shape, device):
+    import numpy as np
+    import torch
+
+    raw = (torch.from_numpy(np.asarray(lease)) if device.type == "cpu"
+           else torch.as_tensor(lease, device=device))
+    return raw.view(dtype).view(shape)
+
+
+class ProcessIterator:
+    """DALIGenericIterator's interface (``next`` returns a list with one dict per pipeline, here
+    one), with the pipeline in a child process. ``pipeline_fn`` builds it there; the other
+    arguments are DALIGenericIterator's, except auto_reset, which this iterator applies itself."""
+
+    def __init__(self, pipeline_fn, output_map, slots=4, auto_reset=False, **iterator_args):
+        import torch.multiprocessing  # noqa: F401 - registers the tensor-sharing reductions
+
+        if slots < 2:
+            raise ValueError("slots must be at least 2: one batch in use, one being filled")
+        self._output_map = list(output_map)
+        self._slots = slots
+        self._auto_reset = auto_reset in (True, "yes")
+        ctx = multiprocessing.get_context("spawn")  # fork is unsafe once CUDA is initialised
+        self._conn, child_conn = ctx.Pipe()
+        self._proc = ctx.Process(target=_serve, name="sluice-pipeline",
+                                 args=(child_conn, pipeline_fn, self._output_map, slots,
+                                       iterator_args), daemon=True)
+        self._proc.start()
+        child_conn.close()
+        self._finalizer = weakref.finalize(self, _shutdown, self._proc, self._conn)
+        self._bufs = [[None] * len(self._output_map) for _ in range(slots)]
+        self._filled = [None] * slots  # the child's "slot written" events
+        self._released = [None] * slots  # ours: "this process is done with the slot"
+        self._live = [0] * slots  # outputs of the slot's batch still held by torch
+        self._returned = collections.deque()
+        self._error = None
+        self._ended = False
+        self._length = self._receive("ready")[1]
+
+    def __len__(self):
+        if self._length is None:
+            raise TypeError("the iterator's length is unknown: give size or reader_name")
+        return self._length
+
+    def __iter__(self):
+        return self
+
+    def __next__(self):
+        if self._ended:
+            raise StopIteration
+        msg = self._receive("batch", "end")
+        if msg[0] == "end":
+            self._ended = not self._auto_reset
+            raise StopIteration
+        return [self._deliver(*msg[1:])]
+
+    next = __next__
+
+    def reset(self):
+        """Starts the next epoch; mid-epoch, the rest of this epoch is skipped."""
+        while not self._ended:
+            msg = self._receive("batch", "end")
+            self._ended = msg[0] == "end"
+            if not self._ended:
+                self._deliver(*msg[1:])  # and dropped at once: its slot returns
+        self._ended = False
+
+    def close(self):
+        """Stops the child process (also done when the iterator is collected)."""
+        self._finalizer()
+
+    # --- protocol ----------------------------------------------------------------------------
+    def _receive(self, *kinds):
+        """The next message of one of `kinds`, applying buffer updates on the way; slots whose
+        batches torch released go back to the child first."""
+        if self._error is not None:
+            raise self._error
+        while True:
+            self._return_slots()
+            if not self._conn.poll(0) and all(self._live):
+                import gc
+
+                gc.collect()  # a batch in a reference cycle may be all that holds a slot
+                self._return_slots()
+                if all(self._live):
+                    raise RuntimeError(
+                        f"all {self._slots} slots of the ProcessIterator hold batches that are "
+                        "still referenced; release earlier batches or give more slots")
+            while not self._conn.poll(_POLL_S):
+                if not self._proc.is_alive():
+                    self._died()
+            try:
+                msg = self._conn.recv()
+            except (OSError, EOFError):  # a shared buffer whose sender is gone, or the pipe
+                self._proc.join(_POLL_S)
+                self._died()
+            if msg[0] == "buffer":
+                _, slot, k, buf = msg
+                self._bufs[slot][k] = buf
+            elif msg[0] == "error":
+                self._error = msg[1]
+                raise self._error
+            elif msg[0] in kinds:
+                return msg
+            else:
+                raise RuntimeError(f"unexpected message from the pipeline process: {msg[0]}")
+
+    def _died(self):
+        self._error = RuntimeError(
+            f"the pipeline process (pid {self._proc.pid}) exited with code "
+            f"{self._proc.exitcode} before sending its next batch")
+        raise self._error
+
+    def _deliver(self, slot, metas, filled_handle):
+        import torch
+
+        if filled_handle is not None:
+            if self._filled[slot] is None:
+                device = next(b.device for b in self._bufs[slot] if b.device.type == "cuda")
+                self._filled[slot] = torch.cuda.Event.from_ipc_handle(device, filled_handle)
+            torch.cuda.current_stream().wait_event(self._filled[slot])
+        out = {}
+        self._live[slot] = len(metas)
+        for k, (dtype, shape, nbytes) in enumerate(metas):
+            buf = self._bufs[slot][k]
+            lease = _Lease(buf, nbytes, slot, self._returned)
+            out[self._output_map[k]] = _as_tensor(lease, dtype, shape, buf.device)
+        return out
+
+    def _return_slots(self):
+        import torch
+
+        while self._returned:
+            slot = self._returned.popleft()
+            self._live[slot] -= 1
+            if self._live[slot]:
+                continue
+            handle = None
+            if any(b is not None and b.device.type == "cuda" for b in self._bufs[slot]):
+                if self._released[slot] is None:
+                    self._released[slot] = torch.cuda.Event(interprocess=True)
+                    handle = self._released[slot].ipc_handle()
+                self._released[slot].record(torch.cuda.current_stream())
+            self._conn.send(("release", slot, handle))
+
+
+def _shutdown(proc, conn):
+    try:
+        conn.send(("stop",))
+    except (OSError, ValueError):
+        pass  # the child is gone already
+    proc.join(10)
+    if proc.is_alive():
+        proc.kill()
+        proc.join()
+    conn.close()
+
+
+def _picklable(e):
+    import pickle
+
+    try:
+        pickle.loads(pickle.dumps(e))
+        return e
+    except Exception:
+        return RuntimeError(f"in the pipeline process: {''.join(traceback.format_exception(e))}")
+
+
+def _serve(conn, pipeline_fn, output_map, slots, iterator_args):
+    """The child: fills free slots with the pipeline's batches until told to stop or the parent
+    goes away."""
+    import torch
+    import torch.multiprocessing  # noqa: F401
+
+    from sluice.plugin.pytorch import DALIGenericIterator
+
+    try:
+        pipe = pipeline_fn()
+        if pipe.device_id is not None:  # torch's current stream is then the pipeline's GPU's
+            torch.cuda.set_device(pipe.device_id)
+        it = DALIGenericIterator(pipe, output_map, auto_reset=True, **iterator_args)
+        try:
+            length = len(it)
+        except TypeError:
+            length = None
+        conn.send(("ready", length))
+    except BaseException as e:  # noqa: B902 - any failure must reach the parent
+        conn.send(("error", _picklable(e)))
+        return
+    free = collections.deque(range(slots))
+    bufs = [[None] * len(output_map) for _ in range(slots)]
+    filled = [None] * slots
+    released = [None] * slots  # the parent's events, opened once
+
+    def control(block):
+        while block or conn.poll():
+            msg = conn.recv()
+            if msg[0] == "stop":
+                return False
+            _, slot, handle = msg
+            if handle is not None:
+                device = next(b.device for b in bufs[slot] if b.device.type == "cuda")
+                released[slot] = torch.cuda.Event.from_ipc_handle(device, handle)
+            free.append(slot)
+            block = False
+        return True
+
+    try:
+        while True:
+            if not control(block=not free):
+                return
+            try:
+                batch = next(it)[0]
+            except StopIteration:
+                conn.send(("end",))
+                continue
+            slot = free.popleft()
+            if released[slot] is not None:  # the parent's last use of the slot comes first
+                torch.cuda.current_stream().wait_event(released[slot])
+            metas, on_gpu = [], False
+            for k, name in enumerate(output_map):
+                t = batch[name]
+                nbytes = t.numel() * t.element_size()
+                buf = bufs[slot][k]
+                if buf is None or buf.numel() < nbytes or buf.device != t.device:
+                    buf = torch.empty(nbytes, dtype=torch.uint8, device=t.device)
+                    if t.device.type == "cpu":
+                        buf.share_memory_()
+                    bufs[slot][k] = buf
+                    conn.send(("buffer", slot, k, buf))
+                on_gpu = on_gpu or t.device.type == "cuda"
+                buf[:nbytes].view(t.dtype).view(t.shape).copy_(t, non_blocking=True)
+                metas.append((t.dtype, tuple(t.shape), nbytes))
+            handle = None
+            if on_gpu:
+                if filled[slot] is None:
+                    filled[slot] = torch.cuda.Event(interprocess=True)
+                filled[slot].record(torch.cuda.current_stream())
+                handle = filled[slot].ipc_handle()
+            del batch, t
+            conn.send(("batch", slot, metas, handle))
+    except (EOFError, BrokenPipeError, ConnectionResetError):
+        return  # the parent went away
+    except BaseException as e:  # noqa: B902
+        try:
+            conn.send(("error", _picklable(e)))
+            # Stay until told to stop: shared CPU buffers still in the pipe are handed over by
+            # this process's resource-sharing thread.
+            while conn.recv()[0] != "stop":
+                pass
+        except (OSError, EOFError):
+            pass
