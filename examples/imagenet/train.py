@@ -10,7 +10,7 @@ normalisation on the GPU by the iterator's prefetcher), torchvision (DataLoader 
 processes), synthetic (random data already on the GPU: the ceiling). bf16 autocast and
 channels_last; DDP under torchrun. Prints images/s and loss/accuracy per epoch. --iters N limits
 each epoch to N steps (for tests); --find-max-batch searches the largest batch the model trains
-with next to the loader.
+with next to the loader. --loader-process runs the Sluice pipeline in a child process (for MPS).
 """
 
 import argparse
@@ -51,8 +51,16 @@ def parse_args(argv=None):
     # hybrid path and 90% on the hardware (bench/RESULTS.md section 4). The hardware
     # submission also waits longer the more training work is queued in the process: 181 ms a
     # batch next to ResNet-18 replayed as a CUDA graph, 4.9 ms alone (nvjpeg_under_load.py).
-    p.add_argument("--hw-decoder-load", type=float, default=0.0,
-                   help="sluice-gpu: share of each batch for the hardware JPEG decoder")
+    # Where the CPU threads fall behind, run under MPS with --loader-process
+    # --hw-decoder-load auto: the pipeline in its own process adds the hardware engines' supply
+    # (ResNet-18 graphed with 8 threads: 11,655 images/s against 7,507-8,517 in-process).
+    p.add_argument("--hw-decoder-load", default="0.0",
+                   help="sluice-gpu: share of each batch for the hardware JPEG decoder, or "
+                        "'auto' (balanced against the rest's decoder)")
+    p.add_argument("--loader-process", action="store_true",
+                   help="sluice loaders: run the pipeline in a child process, batches handed "
+                        "over by CUDA IPC (ProcessIterator), so that its nvJPEG calls do not "
+                        "wait on this process's queued CUDA-graph work; pays off under MPS")
     p.add_argument("--rest-decoder", default="cpu", choices=["nvjpeg", "cpu"],
                    help="sluice-gpu: what decodes the rest: the CPU decoder, or nvJPEG's hybrid "
                         "path (DALI's choice)")
@@ -81,23 +89,25 @@ def folders(data):
 
 
 # --------------------------------------------------------------------------------- loaders
-def sluice_loader(folder, args, rank, world, device, train):
+def sluice_pipeline(folder, args, rank, world, device_index, train):
+    """The Sluice pipeline of the sluice-gpu and sluice-cpu loaders (module level, so that
+    --loader-process can build it in a child process)."""
     from sluice import fn, pipeline_def, types
-    from sluice.plugin.pytorch import DALIClassificationIterator, LastBatchPolicy
 
     gpu = args.loader == "sluice-gpu"
     # NHWC batches seen through permute() are channels_last NCHW tensors: no conversion copy.
     layout = "CHW" if args.no_channels_last else "HWC"
 
     @pipeline_def(batch_size=args.batch_size, num_threads=args.workers, seed=12 + rank,
-                  device_id=device.index, prefetch_queue_depth=args.prefetch)
+                  device_id=device_index, prefetch_queue_depth=args.prefetch)
     def pipe():
         jpegs, labels = fn.readers.file(file_root=str(folder), shard_id=rank, num_shards=world,
                                         random_shuffle=train, pad_last_batch=True, name="Reader")
         dev = "mixed" if gpu else "cpu"
         if train:
-            mixed = ({"hw_decoder_load": args.hw_decoder_load, "rest_decoder": args.rest_decoder}
-                     if gpu else {})
+            mixed = {"rest_decoder": args.rest_decoder} if gpu else {}
+            if gpu and args.hw_decoder_load != "auto":  # auto: the decoder balances the share
+                mixed["hw_decoder_load"] = float(args.hw_decoder_load)
             images = fn.decoders.image_random_crop(jpegs, device=dev, output_type=types.RGB,
                                                    **mixed)
             images = fn.resize(images, resize_x=224, resize_y=224)
@@ -113,16 +123,31 @@ def sluice_loader(folder, args, rank, world, device, train):
         images = fn.crop(images, crop=(224, 224)) if not train else images
         return (fn.flip(images, horizontal=flip) if train else images), labels
 
+    return pipe()
+
+
+def sluice_loader(folder, args, rank, world, device, train):
+    import functools
+
+    from sluice.plugin.pytorch import DALIClassificationIterator, LastBatchPolicy, ProcessIterator
+
+    gpu = args.loader == "sluice-gpu"
     normalize = None if gpu else {"mean": MEAN, "std": STD, "device": device.index,
                                   "channels_last": not args.no_channels_last}
-    it = DALIClassificationIterator(pipe(), reader_name="Reader", auto_reset=True,
-                                    last_batch_policy=LastBatchPolicy.PARTIAL,
-                                    gpu_normalize=normalize)
+    kw = dict(reader_name="Reader", auto_reset=True, last_batch_policy=LastBatchPolicy.PARTIAL,
+              gpu_normalize=normalize)
+    if args.loader_process:
+        build = functools.partial(sluice_pipeline, folder, args, rank, world, device.index, train)
+        it = ProcessIterator(build, ["data", "label"], **kw)
+    else:
+        it = DALIClassificationIterator(sluice_pipeline(folder, args, rank, world, device.index,
+                                                        train), **kw)
+    channels_last_view = gpu and not args.no_channels_last
 
     def epoch():
         for batch in it:
             x = batch[0]["data"]
-            yield (x.permute(0, 3, 1, 2) if gpu and layout == "HWC" else x,
+            yield (x.permute(0, 3, 1, 2) if channels_last_view else x,
                    batch[0]["label"].squeeze(-1).long())
 
     return epoch, len(it)
