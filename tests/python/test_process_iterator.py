@@ -16,10 +16,11 @@ from sluice.plugin.pytorch import LastBatchPolicy, ProcessIterator  # noqa: E402
 
 
 # Module level, so that the spawned child can unpickle them.
-def number_pipe(root, batch):
+def number_pipe(root, batch, shuffle=False):
     @pipeline_def(batch_size=batch, num_threads=1, device_id=None, seed=3)
     def p():
-        data, label = fn.readers.file(file_root=str(root), file_filters=["*.txt"], name="Reader")
+        data, label = fn.readers.file(file_root=str(root), file_filters=["*.txt"], name="Reader",
+                                      random_shuffle=shuffle)
         return fn.cast(data, dtype=types.INT32), label
 
     return p()
@@ -83,6 +84,21 @@ def test_auto_reset_and_reset_mid_epoch(tmp_path):
         it.reset()  # skips the rest of the epoch
     assert [numbers(b) for b in it] == [[1, 2], [3, 4], [5, 6]]
     it.close()
+
+
+def test_reset_after_auto_reset_skips_nothing(tmp_path):
+    root = make_numbers(tmp_path, 6)
+    its = [ProcessIterator(functools.partial(number_pipe, root, 2, True), ["data", "label"],
+                           reader_name="Reader", auto_reset=True) for _ in range(2)]
+    epochs = [[], []]
+    for _ in range(3):
+        for k, it in enumerate(its):
+            epochs[k].append([numbers(b) for b in it])
+        its[0].reset()  # DALI's loop: with auto_reset the next epoch has begun already
+    assert epochs[0] == epochs[1]
+    assert len({str(e) for e in epochs[1]}) > 1  # the shuffles differ between epochs
+    for it in its:
+        it.close()
 
 
 def test_batches_are_views_of_the_shared_slots_until_released(tmp_path):

@@ -151,3 +151,18 @@ def test_cpu_pipeline_with_gpu_prefetcher_matches_cpu_normalisation():
     for b in batches:
         assert b[0]["data"].is_cuda
         torch.testing.assert_close(b[0]["data"].cpu(), ref, rtol=1e-5, atol=1e-5)
+
+
+def test_reset_after_auto_reset_skips_nothing(tmp_path):
+    # DALI's examples call reset() after every epoch; with auto_reset the epoch has already
+    # restarted, and that call must not skip it. Shuffled epochs differ, so a skip shows.
+    root = make_files(tmp_path, 6)
+    its = [DALIClassificationIterator(reader_pipe(root, 2, shuffle=True), reader_name="Reader",
+                                      auto_reset=True) for _ in range(2)]
+    epochs = [[], []]
+    for _ in range(3):
+        for k, it in enumerate(its):
+            epochs[k].append([numbers(b) for b in it])
+        its[0].reset()
+    assert epochs[0] == epochs[1]
+    assert len({str(e) for e in epochs[1]}) > 1  # the shuffles differ between epochs

@@ -266,7 +266,9 @@ class DALIGenericIterator:
 
     def reset(self):
         """Starts the next epoch (after StopIteration; mid-epoch, the rest of the epoch is
-        skipped)."""
+        skipped; before an epoch's first batch, as right after auto_reset, nothing happens)."""
+        if not self._ended and self._counter == 0:
+            return  # DALI's loop `for b in it: ...; it.reset()` stays right with auto_reset
         if not self._ended and self._reader_name is not None:
             meta_batches = self._meta()["batches_per_epoch"]
             while self._counter < meta_batches:

@@ -83,6 +83,7 @@ class ProcessIterator:
         self._returned = collections.deque()
         self._error = None
         self._ended = False
+        self._taken = 0  # batches returned in this epoch
         self._length = self._receive("ready")[1]
 
     def __len__(self):
@@ -99,19 +100,23 @@ class ProcessIterator:
         msg = self._receive("batch", "end")
         if msg[0] == "end":
             self._ended = not self._auto_reset
+            self._taken = 0
             raise StopIteration
+        self._taken += 1
         return [self._deliver(*msg[1:])]
 
     next = __next__
 
     def reset(self):
-        """Starts the next epoch; mid-epoch, the rest of this epoch is skipped."""
-        while not self._ended:
+        """Starts the next epoch; mid-epoch, the rest of this epoch is skipped; before an
+        epoch's first batch (as right after auto_reset) nothing happens."""
+        while not self._ended and self._taken:
             msg = self._receive("batch", "end")
             self._ended = msg[0] == "end"
             if not self._ended:
                 self._deliver(*msg[1:])  # and dropped at once: its slot returns
         self._ended = False
+        self._taken = 0
 
     def close(self):
         """Stops the child process (also done when the iterator is collected)."""
