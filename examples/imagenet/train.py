@@ -412,6 +412,11 @@ def main(argv=None):
             line += f", val top-1 {validate(model, val_epoch_fn, args):.3f}"
         if rank == 0:
             print(f"[{args.arch} {args.loader} b={args.batch_size} x{world}] {line}", flush=True)
+            if (e == 1 and timing["gap_share"] > 0.05 and args.loader == "sluice-gpu"
+                    and not args.loader_process):
+                print("  the GPU waited for batches: this host's CPU threads decode too slowly "
+                      "for the model. Under MPS, --loader-process --hw-decoder-load auto adds "
+                      "the hardware JPEG decoder (bench/RESULTS.md section 4).", flush=True)
             if args.json:
                 import json
 
