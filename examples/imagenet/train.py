@@ -54,7 +54,8 @@ def parse_args(argv=None):
     # Where the CPU threads fall behind, run under MPS with --loader-process
     # --hw-decoder-load auto: the pipeline in its own process adds the hardware engines' supply
     # (ResNet-18 graphed with 8 threads: 11,655 images/s against 7,507-8,517 in-process).
-    p.add_argument("--hw-decoder-load", default="0.0",
+    p.add_argument("--hw-decoder-load", default=0.0,
+                   type=lambda v: v if v == "auto" else float(v),
                    help="sluice-gpu: share of each batch for the hardware JPEG decoder, or "
                         "'auto' (balanced against the rest's decoder)")
     p.add_argument("--loader-process", action="store_true",
@@ -107,7 +108,7 @@ def sluice_pipeline(folder, args, rank, world, device_index, train):
         if train:
             mixed = {"rest_decoder": args.rest_decoder} if gpu else {}
             if gpu and args.hw_decoder_load != "auto":  # auto: the decoder balances the share
-                mixed["hw_decoder_load"] = float(args.hw_decoder_load)
+                mixed["hw_decoder_load"] = args.hw_decoder_load
             images = fn.decoders.image_random_crop(jpegs, device=dev, output_type=types.RGB,
                                                    **mixed)
             images = fn.resize(images, resize_x=224, resize_y=224)

@@ -6,7 +6,8 @@ Batches are torch tensors made from the pipeline's outputs without copies (DLPac
 pipeline's device, ordered on torch's current stream; a buffer goes back to the pipeline only when
 torch has released the tensor. With ``gpu_normalize=...`` a pipeline that ends on the CPU in uint8
 HWC is moved to the GPU on a side stream, permuted, converted and normalised there while the
-previous batch trains (a built-in prefetcher).
+previous batch trains (a built-in prefetcher). ``ProcessIterator`` runs the pipeline in a child
+process instead (see its module).
 
 Imports torch lazily: nothing else in Sluice needs it.
 """
