@@ -1,8 +1,8 @@
 """nvJPEG's hardware submission next to another thread that keeps the GPU busy with bf16 matmuls
 on a side stream, at most 30 matmuls queued, waiting either on a blocking event (the thread
-sleeps) or a spinning one. The mixed decoder alone (decoders.image, hw_decoder_load 1.0, hybrid rest, 8
-threads, batch 128) on 20 fixed batches of the folder's first files. Prints images/s and the
-hardware submission's time per batch, for each output type and load.
+sleeps) or a spinning one. The mixed decoder alone (decoders.image, hw_decoder_load 1.0, hybrid
+rest, 8 threads, batch 128) on 20 fixed batches of the folder's first files. Prints images/s and
+the hardware submission's time per batch, for each output type and load.
 
     python3 bench/nvjpeg_busy_gpu.py DATA_DIR [--outputs RGB,GRAY] [--loads none,matmul,matmul-spin]
 

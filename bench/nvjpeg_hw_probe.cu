@@ -406,8 +406,7 @@ int main(int argc, char** argv) {
     } else {
       for (int b = 0; b < iters; ++b) run_batch(3 + b);
     }
-    const double wall =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    const double wall = elapsed();
     stop = true;
     for (auto& s : spinners) s.join();
     const double cpu = l.cpu_s;

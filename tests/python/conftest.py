@@ -5,6 +5,7 @@ import time
 import pytest
 
 import sluice.backend
+from sluice import fn, pipeline_def, types
 
 
 def _shared_data():
@@ -73,3 +74,33 @@ def sluice_threads():
             break
         names = again
     return names
+
+
+# One-number text files read as batches: the iterator tests' data. reader_pipe is module level
+# here so that ProcessIterator's spawned child can unpickle it.
+def make_files(tmp_path, n):
+    """n one-number text files, in one class folder: sample k's data is its number."""
+    d = tmp_path / "c"
+    d.mkdir()
+    for k in range(1, n + 1):
+        (d / f"{k:03d}.txt").write_text(f"{k:03d}")  # same length: dense batches
+    return tmp_path
+
+
+def reader_pipe(root, batch, shard_id=0, num_shards=1, pad=False, shuffle=False):
+    @pipeline_def(batch_size=batch, num_threads=1, device_id=None, seed=3)
+    def p():
+        data, label = fn.readers.file(file_root=str(root), file_filters=["*.txt"], name="Reader",
+                                      shard_id=shard_id, num_shards=num_shards,
+                                      pad_last_batch=pad, random_shuffle=shuffle)
+        return fn.cast(data, dtype=types.INT32), label  # the number's ASCII bytes
+
+    return p()
+
+
+def numbers(batch):
+    """Sample values from the data tensor (ASCII digits, padded rows as repeated files)."""
+    import torch
+
+    data = batch[0]["data"]
+    return [int(bytes(row[row > 0].to(torch.uint8).tolist()).decode()) for row in data]

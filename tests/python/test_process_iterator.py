@@ -1,5 +1,5 @@
 """ProcessIterator: the pipeline in a child process, batches through shared slots. The CPU path
-runs here; the GPU path (CUDA IPC, interprocess events) in test_gpu_image_ops.py."""
+runs everywhere; the GPU path (CUDA IPC, interprocess events) where there is a GPU."""
 
 import functools
 import gc
@@ -12,20 +12,15 @@ import pytest
 torch = pytest.importorskip("torch")
 
 from sluice import DecodeError, fn, pipeline_def, types  # noqa: E402
-from sluice.plugin.pytorch import LastBatchPolicy, ProcessIterator  # noqa: E402
+from sluice.plugin.pytorch import (  # noqa: E402
+    DALIClassificationIterator,
+    LastBatchPolicy,
+    ProcessIterator,
+)
+from conftest import make_files, numbers, reader_pipe  # noqa: E402
 
 
-# Module level, so that the spawned child can unpickle them.
-def number_pipe(root, batch, shuffle=False):
-    @pipeline_def(batch_size=batch, num_threads=1, device_id=None, seed=3)
-    def p():
-        data, label = fn.readers.file(file_root=str(root), file_filters=["*.txt"], name="Reader",
-                                      random_shuffle=shuffle)
-        return fn.cast(data, dtype=types.INT32), label
-
-    return p()
-
-
+# Module level, so that the spawned child can unpickle it.
 def image_pipe(root):
     @pipeline_def(batch_size=2, num_threads=2, device_id=None, seed=3)
     def p():
@@ -36,22 +31,9 @@ def image_pipe(root):
     return p()
 
 
-def make_numbers(tmp_path, n):
-    d = tmp_path / "c"
-    d.mkdir()
-    for k in range(1, n + 1):
-        (d / f"{k:03d}.txt").write_text(f"{k:03d}")
-    return tmp_path
-
-
-def numbers(batch):
-    data = batch[0]["data"]
-    return [int(bytes(row[row > 0].to(torch.uint8).tolist()).decode()) for row in data]
-
-
-def process_iterator(root, n=2, **kw):
-    return ProcessIterator(functools.partial(number_pipe, root, n), ["data", "label"],
-                           reader_name="Reader", **kw)
+def process_iterator(root, n=2, shuffle=False, **kw):
+    return ProcessIterator(functools.partial(reader_pipe, root, n, shuffle=shuffle),
+                           ["data", "label"], reader_name="Reader", **kw)
 
 
 @pytest.mark.parametrize("policy,expected", [
@@ -60,7 +42,7 @@ def process_iterator(root, n=2, **kw):
     (LastBatchPolicy.DROP, [[1, 2], [3, 4], [5, 6]]),
 ])
 def test_epochs_and_policies_match_the_in_process_iterator(tmp_path, policy, expected):
-    it = process_iterator(make_numbers(tmp_path, 7), last_batch_policy=policy)
+    it = process_iterator(make_files(tmp_path, 7), last_batch_policy=policy)
     assert len(it) == len(expected)
     for epoch in range(3):
         got = []
@@ -76,7 +58,7 @@ def test_epochs_and_policies_match_the_in_process_iterator(tmp_path, policy, exp
 
 
 def test_auto_reset_and_reset_mid_epoch(tmp_path):
-    it = process_iterator(make_numbers(tmp_path, 6), auto_reset=True, slots=2)
+    it = process_iterator(make_files(tmp_path, 6), auto_reset=True, slots=2)
     assert [numbers(b) for b in it] == [[1, 2], [3, 4], [5, 6]]
     assert [numbers(b) for b in it] == [[1, 2], [3, 4], [5, 6]]  # no reset() needed
     for _ in range(4):  # skipped batches give their slots back: 2 slots last
@@ -86,23 +68,27 @@ def test_auto_reset_and_reset_mid_epoch(tmp_path):
     it.close()
 
 
-def test_reset_after_auto_reset_skips_nothing(tmp_path):
-    root = make_numbers(tmp_path, 6)
-    its = [ProcessIterator(functools.partial(number_pipe, root, 2, True), ["data", "label"],
-                           reader_name="Reader", auto_reset=True) for _ in range(2)]
+@pytest.mark.parametrize("in_child", [False, True])
+def test_reset_after_auto_reset_skips_nothing(tmp_path, in_child):
+    # DALI's examples call reset() after every epoch; with auto_reset the epoch has already
+    # restarted, and that call must not skip it. Shuffled epochs differ, so a skip shows.
+    root = make_files(tmp_path, 6)
+    its = [process_iterator(root, shuffle=True, auto_reset=True) if in_child else
+           DALIClassificationIterator(reader_pipe(root, 2, shuffle=True), reader_name="Reader",
+                                      auto_reset=True) for _ in range(2)]
     epochs = [[], []]
     for _ in range(3):
         for k, it in enumerate(its):
             epochs[k].append([numbers(b) for b in it])
-        its[0].reset()  # DALI's loop: with auto_reset the next epoch has begun already
+        its[0].reset()
     assert epochs[0] == epochs[1]
     assert len({str(e) for e in epochs[1]}) > 1  # the shuffles differ between epochs
-    for it in its:
+    for it in its if in_child else ():
         it.close()
 
 
 def test_batches_are_views_of_the_shared_slots_until_released(tmp_path):
-    it = process_iterator(make_numbers(tmp_path, 12), slots=3)
+    it = process_iterator(make_files(tmp_path, 12), slots=3)
     held = [next(it), next(it), next(it)]  # every slot in use
     ptrs = {b[0]["data"].data_ptr() for b in held}
     assert len(ptrs) == 3
@@ -142,7 +128,7 @@ def test_a_bad_file_raises_the_decoders_error_in_this_process(tmp_path):
 
 
 def test_a_killed_child_gives_an_error_not_a_hang(tmp_path):
-    it = process_iterator(make_numbers(tmp_path, 40), slots=2)
+    it = process_iterator(make_files(tmp_path, 40), slots=2)
     next(it)
     os.kill(it._proc.pid, signal.SIGKILL)
     t0 = time.monotonic()
@@ -155,7 +141,7 @@ def test_a_killed_child_gives_an_error_not_a_hang(tmp_path):
 
 def test_a_failing_pipeline_fn_is_reported():
     with pytest.raises(Exception, match="no_such_folder"):
-        ProcessIterator(functools.partial(number_pipe, "/no_such_folder", 2), ["data", "label"],
+        ProcessIterator(functools.partial(reader_pipe, "/no_such_folder", 2), ["data", "label"],
                         reader_name="Reader")
 
 

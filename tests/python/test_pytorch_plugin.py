@@ -14,32 +14,7 @@ from sluice.plugin.pytorch import (  # noqa: E402
     DALIGenericIterator,
     LastBatchPolicy,
 )
-
-
-def make_files(tmp_path, n):
-    """n one-number text files, in one class folder: sample k's data is its number."""
-    d = tmp_path / "c"
-    d.mkdir()
-    for k in range(1, n + 1):
-        (d / f"{k:03d}.txt").write_text(f"{k:03d}")  # same length: dense batches
-    return tmp_path
-
-
-def reader_pipe(root, batch, shard_id=0, num_shards=1, pad=False, shuffle=False):
-    @pipeline_def(batch_size=batch, num_threads=1, device_id=None, seed=3)
-    def p():
-        data, label = fn.readers.file(file_root=str(root), file_filters=["*.txt"], name="Reader",
-                                      shard_id=shard_id, num_shards=num_shards,
-                                      pad_last_batch=pad, random_shuffle=shuffle)
-        return fn.cast(data, dtype=types.INT32), label  # the number's ASCII bytes
-
-    return p()
-
-
-def numbers(batch):
-    """Sample values from the data tensor (ASCII digits, padded rows as repeated files)."""
-    data = batch[0]["data"]
-    return [int(bytes(row[row > 0].to(torch.uint8).tolist()).decode()) for row in data]
+from conftest import make_files, numbers, reader_pipe  # noqa: E402
 
 
 @pytest.mark.parametrize("policy,pad,expected", [
@@ -152,17 +127,3 @@ def test_cpu_pipeline_with_gpu_prefetcher_matches_cpu_normalisation():
         assert b[0]["data"].is_cuda
         torch.testing.assert_close(b[0]["data"].cpu(), ref, rtol=1e-5, atol=1e-5)
 
-
-def test_reset_after_auto_reset_skips_nothing(tmp_path):
-    # DALI's examples call reset() after every epoch; with auto_reset the epoch has already
-    # restarted, and that call must not skip it. Shuffled epochs differ, so a skip shows.
-    root = make_files(tmp_path, 6)
-    its = [DALIClassificationIterator(reader_pipe(root, 2, shuffle=True), reader_name="Reader",
-                                      auto_reset=True) for _ in range(2)]
-    epochs = [[], []]
-    for _ in range(3):
-        for k, it in enumerate(its):
-            epochs[k].append([numbers(b) for b in it])
-        its[0].reset()
-    assert epochs[0] == epochs[1]
-    assert len({str(e) for e in epochs[1]}) > 1  # the shuffles differ between epochs

@@ -110,13 +110,9 @@ class ProcessIterator:
     def reset(self):
         """Starts the next epoch; mid-epoch, the rest of this epoch is skipped; before an
         epoch's first batch (as right after auto_reset) nothing happens."""
-        while not self._ended and self._taken:
-            msg = self._receive("batch", "end")
-            self._ended = msg[0] == "end"
-            if not self._ended:
-                self._deliver(*msg[1:])  # and dropped at once: its slot returns
+        while not self._ended and self._taken:  # the epoch's end sets _taken to 0
+            next(self, None)  # dropped at once: its slot returns
         self._ended = False
-        self._taken = 0
 
     def close(self):
         """Stops the child process (also done when the iterator is collected)."""
@@ -189,7 +185,7 @@ class ProcessIterator:
             if self._live[slot]:
                 continue
             handle = None
-            if any(b is not None and b.device.type == "cuda" for b in self._bufs[slot]):
+            if self._filled[slot] is not None:  # the slot holds GPU outputs
                 if self._released[slot] is None:
                     self._released[slot] = torch.cuda.Event(interprocess=True)
                     handle = self._released[slot].ipc_handle()
