@@ -4,7 +4,7 @@ decoders.image_random_crop -> resize 224 -> crop_mirror_normalize (mirror, FLOAT
 device memory the pipeline holds, for several hw_decoder_load / thread settings.
 
     python3 bench/gpu_pipeline.py DATA_DIR [--batches 200] [--loads auto,0.6,0.7] [--lanes 1,2] [--decoder image]
-        [--rest-decoders auto,nvjpeg,cpu] [--lane-contexts 0,1]
+        [--rest-decoders auto,nvjpeg,cpu]
 """
 
 import argparse
@@ -23,9 +23,8 @@ def per_batch(stats, key, names):
 
 
 def run(data, batch, threads, load, batches, depth, lanes, threshold, decoder, rest,
-        stream_priority=0, lane_contexts=0):
+        stream_priority=0):
     os.environ["SLUICE_NVJPEG_HW_LANES"] = str(lanes)
-    os.environ["SLUICE_NVJPEG_HW_CONTEXTS"] = str(lane_contexts)
     extra = {} if threshold < 0 else {"hybrid_huffman_threshold": threshold}
     extra["rest_decoder"] = rest
     if load is not None:  # else the decoder balances the share itself
@@ -72,10 +71,7 @@ def run(data, batch, threads, load, batches, depth, lanes, threshold, decoder, r
     stats = {k: v - before[k] if isinstance(v, (int, float)) and k != "hardware_load" else v
              for k, v in stats.items()}
     decoded = decoded_images(stats)
-    free, total = torch.cuda.mem_get_info()  # the whole process, contexts included
-    res = {"threads": threads, "hw_decoder_load": load, "hw_load_at_end": stats["hardware_load"],
-           "hw_lanes": lanes, "lane_contexts": lane_contexts, "rest_decoder": rest,
-           "process_device_used_mb": (total - free) / 2**20,
+    res = {"threads": threads, "hw_decoder_load": load, "hw_load_at_end": stats["hardware_load"], "hw_lanes": lanes, "rest_decoder": rest,
            "hybrid_huffman_threshold": threshold,
            "images_per_s": batches * batch / dt, "build_s": build_s, "first_batch_s": first_s,
            "hw_share": stats["hardware_decoded"] / max(1, decoded),
@@ -108,8 +104,6 @@ def main():
     ap.add_argument("--rest-decoders", default="auto",
                     help="rest_decoder values: auto (the default: cpu from 8 threads), nvjpeg "
                          "(hybrid path), cpu (CPU decoder)")
-    ap.add_argument("--lane-contexts", default="0",
-                    help="1: each hardware lane in a CUDA context of its own")
     ap.add_argument("--json")
     args = ap.parse_args()
     rows = []
@@ -119,20 +113,19 @@ def main():
     def parse_load(s):
         return None if s == "auto" else float(s)
 
-    for t, lanes, ctx, thr, rest, load in itertools.product(
-            nums(args.threads), nums(args.lanes), nums(args.lane_contexts),
-            nums(args.huffman_thresholds), args.rest_decoders.split(","),
-            nums(args.loads, parse_load)):
+    for t, lanes, thr, rest, load in itertools.product(
+            nums(args.threads), nums(args.lanes), nums(args.huffman_thresholds),
+            args.rest_decoders.split(","), nums(args.loads, parse_load)):
         r = run(args.data, args.batch, t, load, args.batches, args.depth, lanes, thr,
-                args.decoder, rest, lane_contexts=ctx)
+                args.decoder, rest)
         rows.append(r)
-        print(f"threads {t:2d} lanes {lanes} contexts {ctx} huffman threshold {thr} rest {rest} "
+        print(f"threads {t:2d} lanes {lanes} huffman threshold {thr} rest {rest} "
               f"hw_load {'auto' if load is None else f'{load:4.2f}'}: "
               f"{r['images_per_s']:8,.0f} img/s, build {r['build_s']:.2f} s, first batch "
               f"{r['first_batch_s']:.2f} s, hw share "
               f"{r['hw_share']:.2f} (at the end {r['hw_load_at_end']:.2f}), cpu share {r['cpu_share']:.2f}, device "
               f"{r['device_reserved_mb']:.0f} MB reserved / "
-              f"{r['device_peak_in_use_mb']:.0f} MB peak in use, process {r['process_device_used_mb']:.0f} MB, cudaMalloc in steady state: "
+              f"{r['device_peak_in_use_mb']:.0f} MB peak in use, cudaMalloc in steady state: "
               f"{r['cudaMalloc_calls_in_steady_state']}, per op ms {r['per_op_ms']}, nvJPEG phases "
               f"{r['nvjpeg_ms_per_batch']}, operator phases {r['operator_ms_per_batch']}", flush=True)
     if args.json:

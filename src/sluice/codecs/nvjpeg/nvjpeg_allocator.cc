@@ -18,7 +18,6 @@ struct Registry {
   std::mutex mu;
   std::unordered_map<void*, size_t> device_blocks;
   std::unordered_map<void*, size_t> pinned_blocks;
-  std::unordered_map<void*, size_t> context_blocks;  // cudaMalloc'd in a context of their own
   NvjpegAllocatorStats stats;
 };
 
@@ -106,42 +105,6 @@ int release(MemoryKind kind, int device, void* ptr) {
   return err;
 }
 
-int context_malloc(void** ptr, size_t size) {
-  if (!ptr) return cudaErrorInvalidValue;
-  *ptr = nullptr;
-  if (size == 0) return cudaSuccess;
-  const cudaError_t err = cudaMalloc(ptr, size);
-  Registry& r = registry();
-  std::lock_guard<std::mutex> lk(r.mu);
-  if (err != cudaSuccess) {
-    cudaGetLastError();  // not sticky: clear it
-    *ptr = nullptr;
-    last_failure =
-        make_string("out of device memory: cudaMalloc of ", size,
-                    " bytes in a hardware lane's context returned ", cudaGetErrorName(err));
-    ++r.stats.failed_allocations;
-    return err;
-  }
-  r.context_blocks[*ptr] = size;
-  ++r.stats.device_allocations;
-  r.stats.device_bytes += size;
-  return cudaSuccess;
-}
-
-int context_free(void* ptr) {
-  if (!ptr) return cudaSuccess;
-  Registry& r = registry();
-  {
-    std::lock_guard<std::mutex> lk(r.mu);
-    auto it = r.context_blocks.find(ptr);
-    if (it == r.context_blocks.end()) return cudaErrorInvalidValue;  // not ours
-    ++r.stats.device_frees;
-    r.stats.device_bytes -= it->second;
-    r.context_blocks.erase(it);
-  }
-  return cudaFree(ptr);  // waits for the context's work, as nvJPEG expects (Note [nvJPEG frees])
-}
-
 template <int kDevice>
 int device_malloc(void** ptr, size_t size) {
   return allocate(MemoryKind::kDevice, kDevice, ptr, size);
@@ -188,10 +151,6 @@ nvjpegDevAllocator_t device_allocator(int device) {
 nvjpegPinnedAllocator_t pinned_allocator(int device) {
   check_device(device);
   return kPinnedTable[device];
-}
-
-nvjpegDevAllocator_t context_device_allocator() {
-  return {&context_malloc, &context_free};
 }
 
 NvjpegAllocatorStats nvjpeg_allocator_stats() {

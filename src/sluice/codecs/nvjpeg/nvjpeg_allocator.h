@@ -31,11 +31,6 @@ inline constexpr int kMaxDevices = 32;
 // Throws InvalidArgument for a device id outside [0, kMaxDevices).
 nvjpegDevAllocator_t device_allocator(int device);
 nvjpegPinnedAllocator_t pinned_allocator(int device);
-// cudaMalloc / cudaFree in the calling thread's current context, for a hardware lane in a context
-// of its own (Note [Contexts of their own] in own_context.h), whose memory the pools (primary
-// context) cannot give; counted in the same statistics. Pinned memory needs no such thing: the
-// pools' pinned memory is portable across contexts.
-nvjpegDevAllocator_t context_device_allocator();
 
 // Process-wide counts of the callbacks' work, over all devices and decoders.
 struct NvjpegAllocatorStats {

@@ -8,7 +8,6 @@
 #include <chrono>
 #include <climits>
 #include <thread>
-#include <utility>
 
 #include "sluice/codecs/nvjpeg/nvjpeg_allocator.h"
 #include "sluice/codecs/nvjpeg/nvjpeg_check.h"
@@ -248,20 +247,12 @@ void NvjpegDecoder::Impl::submit_hardware() {
   std::vector<std::thread> helpers;
   for (int l = 1; l < lanes; ++l) {
     helpers.emplace_back([this, l] {
-      HwLane& lane = hw_lanes_[l];
-      try {
-        cuda::DeviceGuard guard(opt_.device);
-        submit_lane(lane);
-      } catch (...) {
-        lane.error = std::current_exception();
-      }
+      cuda::DeviceGuard guard(opt_.device);
+      submit_lane(hw_lanes_[l]);
     });
   }
   if (lanes > 0) submit_lane(hw_lanes_[0]);
   for (auto& t : helpers) t.join();
-  for (int l = 1; l < lanes; ++l) {
-    if (hw_lanes_[l].error) std::rethrow_exception(std::exchange(hw_lanes_[l].error, nullptr));
-  }
   for (int l = 0; l < lanes; ++l)
     cuda::stream_wait_event(hw_stream_.get(), hw_lanes_[l].done.get());
   // Recorded after a failure too: nvJPEG may have queued part of the work.
@@ -283,7 +274,6 @@ void NvjpegDecoder::Impl::submit_hardware() {
 }
 
 void NvjpegDecoder::Impl::submit_lane(HwLane& lane) {
-  cuda::OwnContext::Scope scope(lane.context);
   const int m = static_cast<int>(lane.samples.size());
   lane.data.resize(m);
   lane.lengths.resize(m);
@@ -323,7 +313,6 @@ void NvjpegDecoder::Impl::submit_lane(HwLane& lane) {
     }
     lane.params[k] = p;
   }
-  if (lane.context && !stage_lane_output(lane)) return lane.done.record(lane.stream.get());
   // No stream_wait_event on entry_: submit_hardware() waited for it on the host (Note [Hardware
   // writes ignore stream order]).
   lane.phase = "nvjpegDecodeBatchedInitialize";
@@ -335,45 +324,7 @@ void NvjpegDecoder::Impl::submit_lane(HwLane& lane) {
                                         lane.lengths.data(), lane.dst.data(), lane.params.data(),
                                         static_cast<cudaStream_t>(lane.stream.get()));
   }
-  if (lane.context && lane.status == NVJPEG_STATUS_SUCCESS) {
-    for (int k = 0; k < m; ++k) {
-      const int i = lane.samples[k];
-      lane.context.copy_to_primary(requests_[i].dst, lane.dst[k].channel[0],
-                                   lane.dst[k].pitch[0] * size_t(samples_[i].out_h),
-                                   lane.stream.get());
-    }
-  }
   lane.done.record(lane.stream.get());
-}
-
-bool NvjpegDecoder::Impl::stage_lane_output(HwLane& lane) {
-  constexpr size_t kAlignment = 256;
-  auto aligned = [](size_t bytes) { return (bytes + kAlignment - 1) / kAlignment * kAlignment; };
-  const int m = static_cast<int>(lane.samples.size());
-  auto bytes = [&](int k) {
-    return lane.dst[k].pitch[0] * size_t(samples_[lane.samples[k]].out_h);
-  };
-  size_t total = 0;
-  for (int k = 0; k < m; ++k) total += aligned(bytes(k));
-  if (total > lane.scratch_bytes) {
-    // Grows rarely (with headroom). The lane's previous work is done: hw_done_ was awaited.
-    const nvjpegDevAllocator_t a = context_device_allocator();
-    if (lane.scratch) a.dev_free(lane.scratch);
-    lane.scratch = nullptr;
-    lane.scratch_bytes = 0;
-    if (a.dev_malloc(&lane.scratch, total + total / 4) != 0) {
-      lane.status = NVJPEG_STATUS_ALLOCATOR_FAILURE;
-      lane.phase = "allocating the hardware lane's output";
-      return false;
-    }
-    lane.scratch_bytes = total + total / 4;
-  }
-  size_t offset = 0;
-  for (int k = 0; k < m; ++k) {
-    lane.dst[k].channel[0] = static_cast<unsigned char*>(lane.scratch) + offset;
-    offset += aligned(bytes(k));
-  }
-  return true;
 }
 
 void NvjpegDecoder::Impl::begin_slot(int slot, bool after_hardware) {

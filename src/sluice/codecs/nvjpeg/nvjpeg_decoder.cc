@@ -131,19 +131,12 @@ void NvjpegDecoder::Impl::setup_lanes() {
   const int hw_max =
       opt_.balance_hw_load ? opt_.max_batch_size : hw_batch_size(opt_.max_batch_size);
   const int per_lane = std::max(1, (hw_max + lanes - 1) / lanes);
-  const char* env = std::getenv("SLUICE_NVJPEG_HW_CONTEXTS");
-  const bool own_context = opt_.hardware_lanes_own_context || (env && std::atoi(env) > 0);
   for (HwLane& lane : hw_lanes_) {
-    if (own_context) lane.context = cuda::OwnContext(opt_.device);
-    // Everything of the lane is created in its context.
-    cuda::OwnContext::Scope scope(lane.context);
-    if (&lane == &hw_lanes_[0] && !lane.context) {
+    if (&lane == &hw_lanes_[0]) {
       lane.handle = handle_;
     } else {
-      // The pools' device memory belongs to the primary context.
-      nvjpegDevAllocator_t dev = lane.context ? context_device_allocator() : dev_allocator_;
-      SLUICE_NVJPEG_CHECK(nvjpegCreateEx(NVJPEG_BACKEND_HARDWARE, &dev, &pinned_allocator_,
-                                         handle_flags(), &lane.handle));
+      SLUICE_NVJPEG_CHECK(nvjpegCreateEx(NVJPEG_BACKEND_HARDWARE, &dev_allocator_,
+                                         &pinned_allocator_, handle_flags(), &lane.handle));
       SLUICE_NVJPEG_CHECK(nvjpegSetDeviceMemoryPadding(opt_.device_memory_padding, lane.handle));
       SLUICE_NVJPEG_CHECK(nvjpegSetPinnedMemoryPadding(opt_.host_memory_padding, lane.handle));
     }
@@ -235,6 +228,7 @@ NvjpegDecoder::Impl::~Impl() {
                   cudaSetDevice(opt_.device) == cudaSuccess;
   // No work may be in flight on buffers that are about to be freed.
   synchronize_quietly(hw_stream_);
+  for (auto& lane : hw_lanes_) synchronize_quietly(lane.stream);
   for (auto& ts : threads_) synchronize_quietly(ts->stream);
 
   for (auto& ts : threads_) {
@@ -264,18 +258,7 @@ NvjpegDecoder::Impl::~Impl() {
   for (nvjpegDecodeParams_t p : params_) {
     release_check(nvjpegDecodeParamsDestroy(p), "nvjpegDecodeParamsDestroy");
   }
-  for (auto& lane : hw_lanes_) release_lane(lane);
-  hw_lanes_.clear();
-  for (Buffer& b : staging_) b.reset();
-  if (handle_) release_check(nvjpegDestroy(handle_), "nvjpegDestroy");
-  threads_.clear();  // streams and events, with the device still current
-  if (switched) cudaSetDevice(previous);
-}
-
-void NvjpegDecoder::Impl::release_lane(HwLane& lane) {
-  try {
-    cuda::OwnContext::Scope scope(lane.context);
-    synchronize_quietly(lane.stream);
+  for (auto& lane : hw_lanes_) {
     if (lane.state) release_check(nvjpegJpegStateDestroy(lane.state), "nvjpegJpegStateDestroy");
     for (nvjpegDecodeParams_t p : lane.own_params) {
       release_check(nvjpegDecodeParamsDestroy(p), "nvjpegDecodeParamsDestroy");
@@ -283,12 +266,12 @@ void NvjpegDecoder::Impl::release_lane(HwLane& lane) {
     if (lane.handle && lane.handle != handle_) {
       release_check(nvjpegDestroy(lane.handle), "nvjpegDestroy");
     }
-    if (lane.scratch) context_device_allocator().dev_free(lane.scratch);
-    lane.stream = cuda::Stream();
-    lane.done = cuda::Event();
-  } catch (const std::exception& e) {
-    std::cerr << "sluice: releasing a hardware lane failed: " << e.what() << std::endl;
   }
+  hw_lanes_.clear();
+  for (Buffer& b : staging_) b.reset();
+  if (handle_) release_check(nvjpegDestroy(handle_), "nvjpegDestroy");
+  threads_.clear();  // streams and events, with the device still current
+  if (switched) cudaSetDevice(previous);
 }
 
 // ---------------------------------------------------------------------------------------------

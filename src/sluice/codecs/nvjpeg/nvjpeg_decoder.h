@@ -108,11 +108,6 @@ struct NvjpegDecoderOptions {
   // own, one lane is fastest on the H100 (bench/RESULTS.md section 3). 0: SLUICE_NVJPEG_HW_LANES
   // or 1.
   int hardware_lanes = 0;
-  // Each hardware lane in a CUDA context of its own (Note [Contexts of their own] in
-  // sluice/cuda/own_context.h): its submissions then do not contend with the CUDA calls of the
-  // pool's threads. The lane decodes into memory of its context and copies the images out.
-  // SLUICE_NVJPEG_HW_CONTEXTS=1 also turns it on.
-  bool hardware_lanes_own_context = false;
   // Create the hardware decoder's states on a background thread; until they are ready (about
   // 0.6 s on an H100) batches use the hybrid path. The constructor then returns sooner, so a
   // pipeline's first batch comes sooner; the mixed decoder operators set it.

@@ -13,7 +13,6 @@
 #include <thread>
 #include <vector>
 
-#include "sluice/codecs/nvjpeg/nvjpeg_allocator.h"
 #include "sluice/codecs/nvjpeg/nvjpeg_decoder.h"
 #include "sluice/codecs/nvjpeg/nvjpeg_test_util.h"
 #include "sluice/cuda/cuda_api.h"
@@ -395,60 +394,6 @@ TEST(NvjpegDecoderGpu, RgbBgrAndGrayOutputs) {
       EXPECT_TRUE(within_bounds(dgray)) << t.name << ": " << diff_text(dgray);
     }
   }
-}
-
-// Note [Contexts of their own]: lanes in contexts of their own decode into their context's memory
-// and copy out; the pixels equal those of a lane in the primary context, byte for byte, also in
-// the second batch (scratch reused) and with two lanes; their memory is returned at tear-down.
-TEST(NvjpegDecoderGpu, HardwareLanesInOwnContextsDecodeTheSamePixels) {
-  SLUICE_REQUIRE_GPU();
-  SLUICE_REQUIRE_SHARED_DATA(data);
-  if (!device_has_jpeg_engines()) GTEST_SKIP() << "no hardware JPEG decoder";
-  std::vector<Job> jobs;
-  std::vector<std::string> names;
-  for (const TestImage& t : test_images(data)) {
-    if (!t.header.ok()) continue;
-    jobs.push_back(full_job(t));
-    names.push_back(t.name);
-    const int w = t.header.width, h = t.header.height;
-    Job roi = full_job(t);
-    roi.roi = Roi{w / 4, h / 5, std::max(1, w / 2), std::max(1, h / 2)};
-    roi.out_w = roi.roi->w;
-    roi.out_h = roi.roi->h;
-    jobs.push_back(roi);
-    names.push_back(t.name + " (roi)");
-  }
-  auto pool = make_pool();
-  cuda::Stream stream(0);
-  const size_t held_before = nvjpeg_allocator_stats().device_bytes;
-  std::vector<test::BatchOutput> reference;  // the primary context's lane: batches 1 and 2
-  for (auto [lanes, own] : {std::pair{1, false}, {1, true}, {2, true}}) {
-    NvjpegDecoderOptions o = options_for(*pool, 1.0f);
-    o.hardware_lanes = lanes;
-    o.hardware_lanes_own_context = own;
-    NvjpegDecoder decoder(o);
-    ASSERT_TRUE(decoder.hardware_enabled()) << decoder.hardware_status();
-    for (int b = 0; b < 2; ++b) {
-      const NvjpegDecoderStats before = decoder.stats();
-      test::BatchOutput out = test::run_batch(decoder, *pool, stream, jobs, OutputColor::kRGB);
-      EXPECT_TRUE(test::stats_match(before, decoder.stats(), out.results));
-      const uint64_t hw = decoder.stats().hardware - before.hardware;
-      std::printf("%d lane(s), own context %d, batch %d: %llu of %zu on the hardware decoder\n",
-                  lanes, own, b, static_cast<unsigned long long>(hw), jobs.size());
-      EXPECT_GT(hw, 0u);
-      if (!own) {
-        reference.push_back(std::move(out));
-        continue;
-      }
-      for (size_t i = 0; i < jobs.size(); ++i) {
-        const DecodeResult& want = reference[b].results[i];
-        EXPECT_EQ(out.results[i].route, want.route) << names[i] << ": " << out.results[i].message;
-        if (!want.decoded() || out.results[i].route != want.route) continue;
-        EXPECT_EQ(out.pixels[i], reference[b].pixels[i]) << names[i];
-      }
-    }
-  }
-  EXPECT_EQ(nvjpeg_allocator_stats().device_bytes, held_before);
 }
 
 }  // namespace

@@ -7,7 +7,6 @@
 
 #include <atomic>
 #include <cstdint>
-#include <exception>
 #include <functional>
 #include <memory>
 #include <mutex>
@@ -17,7 +16,6 @@
 
 #include "sluice/codecs/nvjpeg/nvjpeg_decoder.h"
 #include "sluice/cuda/cuda_api.h"
-#include "sluice/cuda/own_context.h"
 #include "sluice/exec/thread_pool.h"
 #include "sluice/memory/buffer.h"
 
@@ -152,11 +150,8 @@ struct NvjpegDecoder::Impl {
   unsigned hw_cores_ = 0;
   // Lanes of concurrent hardware submissions; each joins hw_stream_ when it is done.
   struct HwLane {
-    // Note [Contexts of their own]; none: the primary context. Destroyed after the rest, by
-    // release_lane().
-    cuda::OwnContext context;
-    // Lanes other than the first, and lanes in a context of their own, have their own handle:
-    // nvJPEG serialises batched submissions on one handle.
+    // Lanes other than the first have their own handle: nvJPEG serialises batched submissions
+    // on one handle.
     nvjpegHandle_t handle = nullptr;
     std::vector<nvjpegDecodeParams_t> own_params;  // created with `handle`, grown on demand
     nvjpegJpegState_t state = nullptr;
@@ -169,16 +164,9 @@ struct NvjpegDecoder::Impl {
     std::vector<nvjpegDecodeParams_t> params;
     nvjpegStatus_t status = NVJPEG_STATUS_SUCCESS;
     const char* phase = "";
-    // With a context of its own, the lane decodes here (its context's memory), then copies each
-    // image to its destination on `stream`.
-    void* scratch = nullptr;
-    size_t scratch_bytes = 0;
-    std::exception_ptr error;  // a CUDA failure on a helper thread, rethrown by the caller
   };
   std::vector<HwLane> hw_lanes_;
   void submit_lane(HwLane& lane);
-  bool stage_lane_output(HwLane& lane);  // scratch destinations for a lane with its own context
-  void release_lane(HwLane& lane);       // tear-down, in the lane's context
   cuda::Stream hw_stream_;  // joins the lanes: hw_done_ and staging_done_ are recorded here
   cuda::Event hw_done_;     // after the last hardware submission; awaited before the next one
   // Note [Hardware staging]
