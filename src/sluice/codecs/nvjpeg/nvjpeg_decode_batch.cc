@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <chrono>
 #include <climits>
+#include <exception>
 #include <thread>
 
 #include "sluice/codecs/nvjpeg/nvjpeg_allocator.h"
@@ -244,15 +245,30 @@ void NvjpegDecoder::Impl::submit_hardware() {
     lane.samples.assign(hw_list_.begin() + (l < lanes ? int64_t(m) * l / lanes : m),
                         hw_list_.begin() + (l < lanes ? int64_t(m) * (l + 1) / lanes : m));
   }
+  // A CUDA failure on a helper thread is rethrown here: escaping the thread would end the process.
+  std::vector<std::exception_ptr> errors(lanes);
   std::vector<std::thread> helpers;
   for (int l = 1; l < lanes; ++l) {
-    helpers.emplace_back([this, l] {
-      cuda::DeviceGuard guard(opt_.device);
-      submit_lane(hw_lanes_[l]);
+    helpers.emplace_back([this, l, &errors] {
+      try {
+        cuda::DeviceGuard guard(opt_.device);
+        submit_lane(hw_lanes_[l]);
+      } catch (...) {
+        errors[l] = std::current_exception();
+      }
     });
   }
-  if (lanes > 0) submit_lane(hw_lanes_[0]);
+  if (lanes > 0) {
+    try {
+      submit_lane(hw_lanes_[0]);
+    } catch (...) {
+      errors[0] = std::current_exception();
+    }
+  }
   for (auto& t : helpers) t.join();
+  for (auto& e : errors) {
+    if (e) std::rethrow_exception(e);
+  }
   for (int l = 0; l < lanes; ++l)
     cuda::stream_wait_event(hw_stream_.get(), hw_lanes_[l].done.get());
   // Recorded after a failure too: nvJPEG may have queued part of the work.
