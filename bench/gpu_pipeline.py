@@ -76,6 +76,8 @@ def run(data, batch, threads, load, batches, depth, lanes, threshold, decoder, r
            "images_per_s": batches * batch / dt, "build_s": build_s, "first_batch_s": first_s,
            "hw_share": stats["hardware_decoded"] / max(1, decoded),
            "cpu_share": stats["cpu_decoded"] / max(1, decoded),
+           "hardware_batch_failures": stats["hardware_batch_failures"],
+           "last_hardware_failure": stats["last_hardware_failure"],
            "device_reserved_mb": mem["reserved"] / 2**20,
            "device_peak_in_use_mb": mem["peak_allocated"] / 2**20,
            "cudaMalloc_calls_in_steady_state": mem["upstream_allocations"] - pre,
@@ -128,6 +130,9 @@ def main():
               f"{r['device_peak_in_use_mb']:.0f} MB peak in use, cudaMalloc in steady state: "
               f"{r['cudaMalloc_calls_in_steady_state']}, per op ms {r['per_op_ms']}, nvJPEG phases "
               f"{r['nvjpeg_ms_per_batch']}, operator phases {r['operator_ms_per_batch']}", flush=True)
+        if r["hardware_batch_failures"]:
+            print(f"  {r['hardware_batch_failures']} hardware sub-batches failed, the last: "
+                  f"{r['last_hardware_failure']}", flush=True)
     if args.json:
         with open(args.json, "w") as f:
             json.dump(rows, f, indent=1)

@@ -51,7 +51,15 @@ void set_device(int device) {
 
 DeviceGuard::DeviceGuard(int device) {
   SLUICE_CUDA_CHECK(cudaGetDevice(&previous_));
-  if (previous_ != device) SLUICE_CUDA_CHECK(cudaSetDevice(device));
+  if (previous_ != device) {
+    SLUICE_CUDA_CHECK(cudaSetDevice(device));
+  } else if (cudaSetDevice(device) != cudaSuccess) {
+    // Set even when cudaGetDevice already names `device`: on a new thread it says 0 with no
+    // context current yet, and libraries that use the driver API then fail (nvJPEG's hardware
+    // decoder: "allocator failure" for every batch of a second hardware lane, which submits from
+    // a thread of its own). Failing here (say, in a destructor at exit) changes nothing.
+    cudaGetLastError();
+  }
 }
 
 DeviceGuard::~DeviceGuard() {

@@ -280,8 +280,9 @@ void NvjpegDecoder::Impl::submit_hardware() {
       for (int i : lane.samples) set_decoded(results_[i], DecodeRoute::kHardware);
       continue;
     }
-    hw_failure_ = make_string(lane.phase, " for ", lane.samples.size(), " samples returned ",
-                              nvjpeg_status_name(lane.status));
+    hw_failure_ = make_string(lanes > 1 ? make_string("lane ", l, ": ") : std::string(), lane.phase,
+                              " for ", lane.samples.size(), " samples returned ",
+                              nvjpeg_status_name(lane.status), lane.allocation_failure);
     for (int i : lane.samples) {
       retry_list_.push_back(i);
       samples_[i].plan = Plan::kHybrid;
@@ -340,6 +341,10 @@ void NvjpegDecoder::Impl::submit_lane(HwLane& lane) {
                                         lane.lengths.data(), lane.dst.data(), lane.params.data(),
                                         static_cast<cudaStream_t>(lane.stream.get()));
   }
+  // The allocators' reason is kept per thread: read it on this one.
+  lane.allocation_failure = lane.status == NVJPEG_STATUS_ALLOCATOR_FAILURE
+                                ? make_string(" (", take_allocation_failure(), ")")
+                                : std::string();
   lane.done.record(lane.stream.get());
 }
 
@@ -459,7 +464,10 @@ void NvjpegDecoder::Impl::account() {
   stats_.host += d.host;
   stats_.fallback += d.fallback;
   stats_.failed += d.failed;
-  if (!hw_failure_.empty()) stats_.hardware_batch_failures += 1;
+  if (!hw_failure_.empty()) {
+    stats_.hardware_batch_failures += 1;
+    stats_.last_hardware_failure = hw_failure_;
+  }
 }
 
 }  // namespace sluice::nvjpeg

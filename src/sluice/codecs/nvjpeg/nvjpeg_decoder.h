@@ -178,6 +178,7 @@ struct NvjpegDecoderStats {
   // Hardware sub-batches that nvJPEG rejected as a whole (their samples were re-decoded on the
   // hybrid path and are counted there).
   uint64_t hardware_batch_failures = 0;
+  std::string last_hardware_failure;  // what nvJPEG said the last time (empty: never)
   // Wall time of decode()'s phases, summed over batches (milliseconds): parsing and routing,
   // hybrid decoding and hardware submission together, the hardware submission alone, and the
   // part of it spent waiting for the engines' previous batch and for the work the caller queued

@@ -396,5 +396,57 @@ TEST(NvjpegDecoderGpu, RgbBgrAndGrayOutputs) {
   }
 }
 
+// Two hardware lanes split the hardware sub-batch between two submitting threads, each with a
+// handle and state of its own: the pixels and routes equal one lane's, and neither lane's half is
+// rejected (a rejected half would be re-decoded on the hybrid path and pass unseen otherwise).
+TEST(NvjpegDecoderGpu, TwoHardwareLanesDecodeLikeOne) {
+  SLUICE_REQUIRE_GPU();
+  SLUICE_REQUIRE_SHARED_DATA(data);
+  if (!device_has_jpeg_engines()) GTEST_SKIP() << "no hardware JPEG decoder";
+  std::vector<Job> jobs;
+  std::vector<std::string> names;
+  for (const TestImage& t : test_images(data)) {
+    if (!t.header.ok()) continue;
+    jobs.push_back(full_job(t));
+    names.push_back(t.name);
+    const int w = t.header.width, h = t.header.height;
+    Job roi = full_job(t);
+    roi.roi = Roi{w / 4, h / 5, std::max(1, w / 2), std::max(1, h / 2)};
+    roi.out_w = roi.roi->w;
+    roi.out_h = roi.roi->h;
+    jobs.push_back(roi);
+    names.push_back(t.name + " (roi)");
+  }
+  auto pool = make_pool();
+  cuda::Stream stream(0);
+  std::vector<test::BatchOutput> one_lane;  // batches 1 and 2
+  for (int lanes : {1, 2}) {
+    NvjpegDecoderOptions o = options_for(*pool, 1.0f);
+    o.hardware_lanes = lanes;
+    NvjpegDecoder decoder(o);
+    ASSERT_TRUE(decoder.hardware_enabled()) << decoder.hardware_status();
+    for (int b = 0; b < 2; ++b) {
+      const NvjpegDecoderStats before = decoder.stats();
+      test::BatchOutput out = test::run_batch(decoder, *pool, stream, jobs, OutputColor::kRGB);
+      const NvjpegDecoderStats after = decoder.stats();
+      EXPECT_TRUE(test::stats_match(before, after, out.results));
+      std::printf("%d lane(s), batch %d: %s\n", lanes, b, test::stats_line(after).c_str());
+      EXPECT_GT(after.hardware, before.hardware);
+      EXPECT_EQ(after.hardware_batch_failures, 0u) << after.last_hardware_failure;
+      if (lanes == 1) {
+        one_lane.push_back(std::move(out));
+        continue;
+      }
+      for (size_t i = 0; i < jobs.size(); ++i) {
+        const DecodeResult& want = one_lane[b].results[i];
+        EXPECT_EQ(out.results[i].route, want.route) << names[i] << ": " << out.results[i].message;
+        if (want.decoded() && out.results[i].route == want.route) {
+          EXPECT_EQ(out.pixels[i], one_lane[b].pixels[i]) << names[i];
+        }
+      }
+    }
+  }
+}
+
 }  // namespace
 }  // namespace sluice::nvjpeg

@@ -164,6 +164,7 @@ struct NvjpegDecoder::Impl {
     std::vector<nvjpegDecodeParams_t> params;
     nvjpegStatus_t status = NVJPEG_STATUS_SUCCESS;
     const char* phase = "";
+    std::string allocation_failure;  // with NVJPEG_STATUS_ALLOCATOR_FAILURE: why
   };
   std::vector<HwLane> hw_lanes_;
   void submit_lane(HwLane& lane);

@@ -256,6 +256,8 @@ class ImageDecoderMixed : public Operator {
             {"gpu_hybrid_decoded", s.gpu_hybrid},
             {"cpu_decoded", fallback_count_.load() + host_count_.load()},
             {"cpu_fallback", fallback_count_.load()},
+            {"hardware_batch_failures", s.hardware_batch_failures},
+            {"last_hardware_failure", s.last_hardware_failure},
             {"nvjpeg_parse_ms", s.parse_ms},
             {"nvjpeg_decode_ms", s.decode_ms},
             {"nvjpeg_hardware_submit_ms", s.hardware_submit_ms},
