@@ -29,9 +29,11 @@ cmake -S . -B build/compile-gpu -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_COMPILER
 t0=$SECONDS
 cmake --build build/compile-gpu -j "$(nproc)" > build/compile-gpu.log 2>&1 ||
   { grep -E "error" -A5 build/compile-gpu.log | head -60; exit 1; }
-# The standalone nvJPEG probe (bench/), compiled only: it is built and run on the GPU machine.
+# The standalone nvJPEG probes (bench/), compiled only: they are built and run on the GPU machine.
 include=()
 [ ${#root[@]} -gt 0 ] && include=(-I"$PWD/$wheel/nvidia/cu13/include")
-"$nvcc" -std=c++17 -O2 -arch=sm_90 "${include[@]}" -c bench/nvjpeg_hw_probe.cu \
-  -o build/compile-gpu/nvjpeg_hw_probe.o
+for probe in nvjpeg_hw_probe nvjpeg_context_probe; do
+  "$nvcc" -std=c++17 -O2 -arch=sm_90 "${include[@]}" -c "bench/$probe.cu" \
+    -o "build/compile-gpu/$probe.o" || exit 1
+done
 echo "compile-gpu.sh: CUDA + nvJPEG sources and GPU tests compiled in $((SECONDS - t0)) s"
