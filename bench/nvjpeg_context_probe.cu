@@ -29,40 +29,16 @@
 #include <thread>
 #include <vector>
 
-#define CK(x)                                                                         \
-  do {                                                                                \
-    auto s_ = (x);                                                                    \
-    if (static_cast<int>(s_) != 0) {                                                  \
-      std::fprintf(stderr, "%s:%d %s failed: %d\n", __FILE__, __LINE__, #x, (int)s_); \
-      std::exit(1);                                                                   \
-    }                                                                                 \
-  } while (0)
+#include "nvjpeg_probe_common.cuh"
 
 namespace {
 
+using probe::Image;
+using probe::occupy;
+using probe::thread_cpu_s;
+using probe::touch;
+
 constexpr int kBatch = 256;
-
-__global__ void touch(int* p) {
-  p[threadIdx.x] += 1;
-}
-
-__global__ void occupy(long long cycles) {
-  const long long t0 = clock64();
-  while (clock64() - t0 < cycles) {
-  }
-}
-
-double thread_cpu_s() {
-  timespec t{};
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
-  return t.tv_sec + 1e-9 * t.tv_nsec;
-}
-
-struct Image {
-  size_t offset = 0, size = 0;
-  int comps = 0, w[NVJPEG_MAX_COMPONENT] = {}, h[NVJPEG_MAX_COMPONENT] = {};
-  nvjpegChromaSubsampling_t css{};
-};
 
 // A small copy and four tiny kernels, then a blocking wait, in a loop (as hybrid decoding does).
 void spin(CUcontext primary, const std::atomic<bool>& stop) {
@@ -120,19 +96,7 @@ int main(int argc, char** argv) {
   const int spinners = argc > 5 ? std::atoi(argv[5]) : 0;
   const bool busy = argc > 6 && std::atoi(argv[6]) > 0;
 
-  std::vector<std::string> paths;
-  for (auto& e : std::filesystem::recursive_directory_iterator(argv[1])) {
-    auto ext = e.path().extension().string();
-    if (e.is_regular_file() && (ext == ".jpg" || ext == ".jpeg" || ext == ".JPEG")) {
-      paths.push_back(e.path().string());
-    }
-  }
-  std::sort(paths.begin(), paths.end());
-  if (paths.size() > 2048) paths.resize(2048);
-  if (paths.empty()) {
-    std::fprintf(stderr, "no JPEGs under %s\n", argv[1]);
-    return 1;
-  }
+  const std::vector<std::string> paths = probe::list_jpegs(argv[1], 2048);
   std::vector<std::vector<char>> files(paths.size());
   for (size_t i = 0; i < paths.size(); ++i) {
     std::ifstream f(paths[i], std::ios::binary);

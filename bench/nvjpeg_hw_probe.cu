@@ -30,27 +30,14 @@
 #include <thread>
 #include <vector>
 
-#define CK(x)                                                                         \
-  do {                                                                                \
-    auto s_ = (x);                                                                    \
-    if (static_cast<int>(s_) != 0) {                                                  \
-      std::fprintf(stderr, "%s:%d %s failed: %d\n", __FILE__, __LINE__, #x, (int)s_); \
-      std::exit(1);                                                                   \
-    }                                                                                 \
-  } while (0)
+#include "nvjpeg_probe_common.cuh"
 
 namespace {
 
-__global__ void touch(int* p) {
-  p[threadIdx.x] += 1;
-}
-
-// Keeps every SM full for `cycles`: the "busy" load stands in for a training step's kernels.
-__global__ void occupy(long long cycles) {
-  const long long t0 = clock64();
-  while (clock64() - t0 < cycles) {
-  }
-}
+using probe::Image;
+using probe::occupy;
+using probe::thread_cpu_s;
+using probe::touch;
 
 // nvJPEG's allocations through counting wrappers: does a batch allocate in steady state (and so
 // synchronize with the whole device in cudaFree)?
@@ -113,18 +100,6 @@ long occupy_gpu(int busy, int ahead, int wait, const std::atomic<bool>& stop) {
   CK(cudaStreamDestroy(st));
   return n;
 }
-
-double thread_cpu_s() {
-  timespec t{};
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
-  return t.tv_sec + 1e-9 * t.tv_nsec;
-}
-
-struct Image {
-  size_t offset = 0, size = 0;
-  int comps = 0, w[NVJPEG_MAX_COMPONENT] = {}, h[NVJPEG_MAX_COMPONENT] = {};
-  nvjpegChromaSubsampling_t css{};
-};
 
 struct Config {
   nvjpegBackend_t backend;
@@ -202,19 +177,7 @@ int main(int argc, char** argv) {
                 n / std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
     return 0;
   }
-  std::vector<std::string> paths;
-  for (auto& e : std::filesystem::recursive_directory_iterator(argv[1])) {
-    auto ext = e.path().extension().string();
-    if (e.is_regular_file() && (ext == ".jpg" || ext == ".jpeg" || ext == ".JPEG")) {
-      paths.push_back(e.path().string());
-    }
-  }
-  std::sort(paths.begin(), paths.end());
-  if (paths.size() > size_t(max_images)) paths.resize(max_images);
-  if (paths.empty()) {
-    std::fprintf(stderr, "no JPEGs under %s\n", argv[1]);
-    return 1;
-  }
+  const std::vector<std::string> paths = probe::list_jpegs(argv[1], size_t(max_images));
 
   // All files in one pinned buffer (as Sluice stages them) and a device copy of it.
   std::vector<Image> images(paths.size());
