@@ -4,7 +4,7 @@ decoders.image_random_crop -> resize 224 -> crop_mirror_normalize (mirror, FLOAT
 device memory the pipeline holds, for several hw_decoder_load / thread settings.
 
     python3 bench/gpu_pipeline.py DATA_DIR [--batches 200] [--loads auto,0.6,0.7] [--lanes 1,2] [--decoder image]
-        [--rest-decoders auto,nvjpeg,cpu]
+        [--rest-decoders auto,nvjpeg,cpu] [--processes 0,2]
 """
 
 import argparse
@@ -22,17 +22,19 @@ def per_batch(stats, key, names):
     return {n: round(stats[key.format(n)] / max(1, stats["nvjpeg_batches"]), 2) for n in names}
 
 
-def run(data, batch, threads, load, batches, depth, lanes, threshold, decoder, rest,
-        stream_priority=0):
-    os.environ["SLUICE_NVJPEG_HW_LANES"] = str(lanes)
+def build_pipe(data, batch, threads, load, depth, threshold, decoder, rest, stream_priority=0,
+               shard_id=0, num_shards=1):
+    """The training pipeline (module level, so that a child process can build it too)."""
     extra = {} if threshold < 0 else {"hybrid_huffman_threshold": threshold}
     extra["rest_decoder"] = rest
     if load is not None:  # else the decoder balances the share itself
         extra["hw_decoder_load"] = load
+
     @pipeline_def(batch_size=batch, num_threads=threads, device_id=0, seed=1,
                   prefetch_queue_depth=depth, default_cuda_stream_priority=stream_priority)
     def pipe():
-        jpegs, labels = fn.readers.file(file_root=data, random_shuffle=True, name="Reader")
+        jpegs, labels = fn.readers.file(file_root=data, random_shuffle=True, name="Reader",
+                                        shard_id=shard_id, num_shards=num_shards)
         decode = getattr(fn.decoders, decoder)  # image: whole images, no crop window
         images = decode(jpegs, device="mixed", name="Decoder", **extra)
         images = fn.resize(images, size=(224, 224))
@@ -42,8 +44,14 @@ def run(data, batch, threads, load, batches, depth, lanes, threshold, decoder, r
             mirror=fn.random.coin_flip())
         return images, labels.gpu()
 
+    return pipe()
+
+
+def run(data, batch, threads, load, batches, depth, lanes, threshold, decoder, rest,
+        stream_priority=0):
+    os.environ["SLUICE_NVJPEG_HW_LANES"] = str(lanes)
     t0 = time.perf_counter()
-    p = pipe()
+    p = build_pipe(data, batch, threads, load, depth, threshold, decoder, rest, stream_priority)
     p.build()
     build_s = time.perf_counter() - t0
     p.run()
@@ -90,6 +98,44 @@ def run(data, batch, threads, load, batches, depth, lanes, threshold, decoder, r
     return res
 
 
+def run_processes(data, batch, threads, procs, load, batches, depth, threshold, decoder, rest):
+    """`procs` pipelines of `threads` threads each, every one in a child process over its own
+    shard (ProcessIterator), their batches taken in turn. Each process has its own driver lock
+    for its hardware submission (section 3 of RESULTS.md)."""
+    import functools
+
+    import torch
+    from sluice.plugin.pytorch import LastBatchPolicy, ProcessIterator
+
+    torch.cuda.init()
+    free0, _ = torch.cuda.mem_get_info()
+    t0 = time.perf_counter()
+    its = [ProcessIterator(functools.partial(build_pipe, data, batch, threads, load, depth,
+                                             threshold, decoder, rest, 0, k, procs),
+                           ["images", "labels"], reader_name="Reader", auto_reset=True,
+                           last_batch_policy=LastBatchPolicy.DROP) for k in range(procs)]
+
+    def step(k):
+        out = next(its[k % procs], None)  # None: an epoch ended; auto_reset starts the next
+        return out if out is not None else next(its[k % procs])
+
+    for k in range(30 * procs):  # warm-up, and the hardware decoders' set-up in the background
+        step(k)
+    build_s = time.perf_counter() - t0
+    torch.cuda.synchronize()
+    t0 = time.perf_counter()
+    for k in range(batches):
+        step(k)
+    torch.cuda.synchronize()
+    dt = time.perf_counter() - t0
+    free1, _ = torch.cuda.mem_get_info()
+    for it in its:
+        it.close()
+    return {"threads": threads, "processes": procs, "hw_decoder_load": load, "rest_decoder": rest,
+            "images_per_s": batches * batch / dt, "build_s": build_s,
+            "device_used_mb_all_processes": (free0 - free1) / 2**20}
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("data")
@@ -106,6 +152,9 @@ def main():
     ap.add_argument("--rest-decoders", default="auto",
                     help="rest_decoder values: auto (the default: cpu from 8 threads), nvjpeg "
                          "(hybrid path), cpu (CPU decoder)")
+    ap.add_argument("--processes", default="0",
+                    help="0: the pipeline in this process; N: N child processes, each a "
+                         "pipeline of --threads threads over its own shard")
     ap.add_argument("--json")
     args = ap.parse_args()
     rows = []
@@ -115,9 +164,19 @@ def main():
     def parse_load(s):
         return None if s == "auto" else float(s)
 
-    for t, lanes, thr, rest, load in itertools.product(
-            nums(args.threads), nums(args.lanes), nums(args.huffman_thresholds),
+    for procs, t, rest, load in itertools.product(
+            [p for p in nums(args.processes) if p > 0], nums(args.threads),
             args.rest_decoders.split(","), nums(args.loads, parse_load)):
+        r = run_processes(args.data, args.batch, t, procs, load, args.batches, args.depth,
+                          -1, args.decoder, rest)
+        rows.append(r)
+        print(f"processes {procs} x threads {t:2d} rest {rest} hw_load "
+              f"{'auto' if load is None else f'{load:4.2f}'}: {r['images_per_s']:8,.0f} img/s, "
+              f"start and warm-up {r['build_s']:.1f} s, device used by all processes "
+              f"{r['device_used_mb_all_processes']:.0f} MB", flush=True)
+    for t, lanes, thr, rest, load in itertools.product(
+            nums(args.threads) if 0 in nums(args.processes) else [], nums(args.lanes),
+            nums(args.huffman_thresholds), args.rest_decoders.split(","), nums(args.loads, parse_load)):
         r = run(args.data, args.batch, t, load, args.batches, args.depth, lanes, thr,
                 args.decoder, rest)
         rows.append(r)
