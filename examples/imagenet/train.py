@@ -178,17 +178,21 @@ def torchvision_loader(folder, args, rank, world, device, train):
 
 
 def synthetic_loader(folder, args, rank, world, device, train):
-    # As many steps as the real data has, so an epoch means the same work for every loader.
+    # The steps the real data makes, the last one partial (as the other loaders' PARTIAL policy
+    # and DistributedSampler give it), so an epoch means the same work for every loader.
     files = sum(1 for p in pathlib.Path(folder).glob("*/*") if p.is_file())
-    n = max(1, files // (args.batch_size * world))
+    per_rank = max(1, -(-files // world))
+    sizes = [args.batch_size] * (per_rank // args.batch_size)
+    if per_rank % args.batch_size:
+        sizes.append(per_rank % args.batch_size)
     x = torch.randn(args.batch_size, 3, 224, 224, device=device)
     y = torch.randint(0, num_classes(folder), (args.batch_size,), device=device)
 
     def epoch():
-        for _ in range(n):
-            yield x, y
+        for b in sizes:
+            yield x[:b], y[:b]
 
-    return epoch, n
+    return epoch, len(sizes)
 
 
 LOADERS = {"sluice-gpu": sluice_loader, "sluice-cpu": sluice_loader,
