@@ -1,0 +1,19 @@
+# Issue 5 at this session's code: ResNet-18 (graphed and eager) and ResNet-50 with each loader,
+# synthetic data as the ceiling, and the largest ResNet-50 batch next to sluice-gpu.
+set -uo pipefail
+export CC=$(command -v gcc) CXX=$(command -v g++) CUDAHOSTCXX=$(command -v g++)
+t0=$(date +%s)
+bash tools/gpu-check --build-only > /tmp/build.txt 2>&1; echo "build $(( $(date +%s) - t0 )) s: $(tail -2 /tmp/build.txt | tr '\n' ' ')"
+data=/tmp/train-data
+python3 -m sluice.cli make-dataset $data --images 10000 --classes 100 > /dev/null 2>&1
+echo "dataset $(( $(date +%s) - t0 )) s; CPU: $(grep -m1 'model name' /proc/cpuinfo)"
+J=$OUT/train.jsonl
+train() { echo "--- $*"; timeout "${T:-100}" python3 examples/imagenet/train.py $data --json $J --no-val "$@" 2>&1 \
+  | tr '\r' '\n' | grep -E "images/s|Error|Traceback|max batch" | grep -v "batch/s" | tail -3; }
+for l in synthetic sluice-gpu; do train --loader $l --arch resnet18 -b 256 --epochs 3 --cuda-graph; done
+for l in synthetic sluice-gpu sluice-cpu torchvision; do train --loader $l --arch resnet18 -b 256 --epochs 3; done
+echo "elapsed $(( $(date +%s) - t0 )) s"
+for l in synthetic sluice-gpu; do train --loader $l --arch resnet50 -b 256 --epochs 2; done
+echo "elapsed $(( $(date +%s) - t0 )) s"
+for l in synthetic sluice-gpu; do T=120 train --loader $l --arch resnet50 --find-max-batch; done
+echo "total $(( $(date +%s) - t0 )) s"
