@@ -100,7 +100,7 @@ def run(data, batch, threads, load, batches, depth, lanes, threshold, decoder, r
 
 def run_processes(data, batch, threads, procs, load, batches, depth, threshold, decoder, rest):
     """`procs` pipelines of `threads` threads each, every one in a child process over its own
-    shard (ProcessIterator), their batches taken in turn. Each process has its own driver lock
+    shard (one ProcessIterator), `batches` batches in all. Each process has its own driver lock
     for its hardware submission (section 3 of RESULTS.md)."""
     import functools
 
@@ -110,29 +110,29 @@ def run_processes(data, batch, threads, procs, load, batches, depth, threshold, 
     torch.cuda.init()
     free0, _ = torch.cuda.mem_get_info()
     t0 = time.perf_counter()
-    its = [ProcessIterator(functools.partial(build_pipe, data, batch, threads, load, depth,
-                                             threshold, decoder, rest, 0, k, procs),
-                           ["images", "labels"], reader_name="Reader", auto_reset=True,
-                           last_batch_policy=LastBatchPolicy.DROP) for k in range(procs)]
+    it = ProcessIterator([functools.partial(build_pipe, data, batch, threads, load, depth,
+                                            threshold, decoder, rest, 0, k, procs)
+                          for k in range(procs)], ["images", "labels"], reader_name="Reader",
+                         auto_reset=True, last_batch_policy=LastBatchPolicy.DROP)
 
-    def step(k):
-        out = next(its[k % procs], None)  # None: an epoch ended; auto_reset starts the next
-        return out if out is not None else next(its[k % procs])
+    def step():  # a batch from each process
+        out = next(it, None)  # None: an epoch ended; auto_reset starts the next
+        return out if out is not None else next(it)
 
-    for k in range(30 * procs):  # warm-up, and the hardware decoders' set-up in the background
-        step(k)
+    for _ in range(30):  # warm-up, and the hardware decoders' set-up in the background
+        step()
     build_s = time.perf_counter() - t0
+    steps = max(1, batches // procs)
     torch.cuda.synchronize()
     t0 = time.perf_counter()
-    for k in range(batches):
-        step(k)
+    for _ in range(steps):
+        step()
     torch.cuda.synchronize()
     dt = time.perf_counter() - t0
     free1, _ = torch.cuda.mem_get_info()
-    for it in its:
-        it.close()
+    it.close()
     return {"threads": threads, "processes": procs, "hw_decoder_load": load, "rest_decoder": rest,
-            "images_per_s": batches * batch / dt, "build_s": build_s,
+            "images_per_s": steps * procs * batch / dt, "build_s": build_s,
             "device_used_mb_all_processes": (free0 - free1) / 2**20}
 
 

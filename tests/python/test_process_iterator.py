@@ -87,6 +87,31 @@ def test_reset_after_auto_reset_skips_nothing(tmp_path, in_child):
         it.close()
 
 
+def test_one_process_per_shard_gives_each_sample_once_as_ranks_do(tmp_path):
+    root = make_files(tmp_path, 7)  # shards of 3 and 4 samples
+    kw = dict(reader_name="Reader", last_batch_policy=LastBatchPolicy.PARTIAL, auto_reset=True)
+    it = ProcessIterator([functools.partial(reader_pipe, root, 2, shard_id=k, num_shards=2)
+                          for k in range(2)], ["data", "label"], **kw)
+    ranks = [DALIClassificationIterator(reader_pipe(root, 2, shard_id=k, num_shards=2), **kw)
+             for k in range(2)]  # what two ranks of a DDP job would get
+    assert len(it) == len(ranks[0]) == len(ranks[1]) == 2
+    for _ in range(2):
+        got = [[numbers([d]) for d in step] for step in it]
+        want = [[numbers(b) for b in r] for r in ranks]  # readers move to the next shard
+        assert got == [list(step) for step in zip(*want)]  # each epoch, as DALI's do
+        assert sorted(k for step in got for shard in step for k in shard) == list(range(1, 8))
+    it.close()
+    assert not any(c.proc.is_alive() for c in it._children)
+
+
+def test_pipelines_of_different_lengths_are_refused(tmp_path):
+    root = make_files(tmp_path, 7)
+    with pytest.raises(ValueError, match=r"\[4, 3\] batches"):
+        ProcessIterator([functools.partial(reader_pipe, root, 2),
+                         functools.partial(reader_pipe, root, 3)], ["data", "label"],
+                        reader_name="Reader")
+
+
 def test_batches_are_views_of_the_shared_slots_until_released(tmp_path):
     it = process_iterator(make_files(tmp_path, 12), slots=3)
     held = [next(it), next(it), next(it)]  # every slot in use

@@ -1,8 +1,11 @@
-"""A pipeline in a process of its own, its batches handed over through shared memory.
+"""Pipelines in processes of their own, their batches handed over through shared memory.
 
     from sluice.plugin.pytorch import ProcessIterator
     it = ProcessIterator(functools.partial(make_pipeline, ...), ["data", "label"],
                          reader_name="Reader", last_batch_policy=LastBatchPolicy.PARTIAL)
+    # or one process per shard: a list of functions, a list of dicts per step
+    it = ProcessIterator([functools.partial(make_pipeline, shard_id=k, num_shards=3)
+                          for k in range(3)], ["data", "label"], reader_name="Reader")
 
 Why: nvJPEG's hardware submission waits on a driver lock that CUDA-graph work queued in the same
 process holds (bench/RESULTS.md section 3: 4.9 ms a batch alone, 181 ms next to a graphed
@@ -56,35 +59,45 @@ def _as_tensor(lease, dtype, shape, device):
 
 
 class ProcessIterator:
-    """DALIGenericIterator's interface (``next`` returns a list with one dict per pipeline, here
-    one), with the pipeline in a child process. ``pipeline_fn`` builds it there; the other
-    arguments are DALIGenericIterator's, except auto_reset, which this iterator applies itself."""
+    """DALIGenericIterator's interface (``next`` returns a list with one dict per pipeline), with
+    each pipeline in a child process of its own. ``pipeline_fn`` builds one pipeline there; a list
+    of them builds one per process, as DALIGenericIterator takes a list of pipelines: each its own
+    shard (``shard_id``/``num_shards`` of its reader), so every process gives the same number of
+    batches per epoch. The other arguments are DALIGenericIterator's, except auto_reset, which
+    this iterator applies itself.
+
+    Several processes help where one process's hardware JPEG submission is the limit: each has
+    its own driver lock (bench/RESULTS.md section 3), for about 1.3-2 GB of device memory each."""
 
     def __init__(self, pipeline_fn, output_map, slots=4, auto_reset=False, **iterator_args):
         import torch.multiprocessing  # noqa: F401 - registers the tensor-sharing reductions
 
         if slots < 2:
             raise ValueError("slots must be at least 2: one batch in use, one being filled")
+        fns = list(pipeline_fn) if isinstance(pipeline_fn, (list, tuple)) else [pipeline_fn]
+        if not fns:
+            raise ValueError("ProcessIterator needs at least one pipeline function")
         self._output_map = list(output_map)
-        self._slots = slots
         self._auto_reset = auto_reset in (True, "yes")
-        ctx = multiprocessing.get_context("spawn")  # fork is unsafe once CUDA is initialised
-        self._conn, child_conn = ctx.Pipe()
-        self._proc = ctx.Process(target=_serve, name="sluice-pipeline",
-                                 args=(child_conn, pipeline_fn, self._output_map, slots,
-                                       iterator_args), daemon=True)
-        self._proc.start()
-        child_conn.close()
-        self._finalizer = weakref.finalize(self, _shutdown, self._proc, self._conn)
-        self._bufs = [[None] * len(self._output_map) for _ in range(slots)]
-        self._filled = [None] * slots  # the child's "slot written" events
-        self._released = [None] * slots  # ours: "this process is done with the slot"
-        self._live = [0] * slots  # outputs of the slot's batch still held by torch
-        self._returned = collections.deque()
-        self._error = None
+        self._children = []
+        try:  # start them all before waiting for any: each builds its pipeline meanwhile
+            for f in fns:
+                self._children.append(_Child(f, self._output_map, slots, iterator_args))
+            lengths = [c.receive("ready")[1] for c in self._children]
+        except BaseException:
+            self.close()
+            raise
+        if len(set(lengths)) > 1:
+            self.close()
+            raise ValueError(f"the pipelines' epochs differ in length ({lengths} batches): give "
+                             "each the same reader arguments but its own shard_id")
+        self._length = lengths[0]
         self._ended = False
-        self._taken = 0  # batches returned in this epoch
-        self._length = self._receive("ready")[1]
+        self._taken = 0  # steps returned in this epoch
+
+    @property
+    def _proc(self):  # the first child's process (tests)
+        return self._children[0].proc
 
     def __len__(self):
         if self._length is None:
@@ -97,13 +110,20 @@ class ProcessIterator:
     def __next__(self):
         if self._ended:
             raise StopIteration
-        msg = self._receive("batch", "end")
-        if msg[0] == "end":
+        msgs = [c.receive("batch", "end") for c in self._children]
+        ended = [m[0] == "end" for m in msgs]
+        if any(ended):
+            if not all(ended):
+                for c, m in zip(self._children, msgs):
+                    if m[0] == "batch":
+                        c.deliver(*m[1:])  # dropped at once: the slot returns
+                raise RuntimeError("the pipelines' epochs ended at different batches: give each "
+                                   "the same reader arguments but its own shard_id")
             self._ended = not self._auto_reset
             self._taken = 0
             raise StopIteration
         self._taken += 1
-        return [self._deliver(*msg[1:])]
+        return [c.deliver(*m[1:]) for c, m in zip(self._children, msgs)]
 
     next = __next__
 
@@ -111,86 +131,112 @@ class ProcessIterator:
         """Starts the next epoch; mid-epoch, the rest of this epoch is skipped; before an
         epoch's first batch (as right after auto_reset) nothing happens."""
         while not self._ended and self._taken:  # the epoch's end sets _taken to 0
-            next(self, None)  # dropped at once: its slot returns
+            next(self, None)  # dropped at once: its slots return
         self._ended = False
 
     def close(self):
-        """Stops the child process (also done when the iterator is collected)."""
-        self._finalizer()
+        """Stops the child processes (also done when the iterator is collected)."""
+        for c in self._children:
+            c.finalizer()
 
-    # --- protocol ----------------------------------------------------------------------------
-    def _receive(self, *kinds):
+
+class _Child:
+    """One pipeline process and its slots, seen from the parent."""
+
+    def __init__(self, pipeline_fn, output_map, slots, iterator_args):
+        ctx = multiprocessing.get_context("spawn")  # fork is unsafe once CUDA is initialised
+        self.conn, child_conn = ctx.Pipe()
+        self.proc = ctx.Process(target=_serve, name="sluice-pipeline",
+                                args=(child_conn, pipeline_fn, output_map, slots, iterator_args),
+                                daemon=True)
+        self.proc.start()
+        child_conn.close()
+        self.finalizer = weakref.finalize(self, _shutdown, self.proc, self.conn)
+        self.output_map = output_map
+        self.slots = slots
+        self.bufs = [[None] * len(output_map) for _ in range(slots)]
+        self.filled = [None] * slots  # the child's "slot written" events
+        self.released = [None] * slots  # ours: "this process is done with the slot"
+        self.live = [0] * slots  # outputs of the slot's batch still held by torch
+        self.returned = collections.deque()
+        self.error = None
+
+    def receive(self, *kinds):
         """The next message of one of `kinds`, applying buffer updates on the way; slots whose
         batches torch released go back to the child first."""
-        if self._error is not None:
-            raise self._error
+        if self.error is not None:
+            raise self.error
         while True:
-            self._return_slots()
-            if not self._conn.poll(0) and all(self._live):
+            self.return_slots()
+            if not self.conn.poll(0) and all(self.live):
                 import gc
 
                 gc.collect()  # a batch in a reference cycle may be all that holds a slot
-                self._return_slots()
-                if all(self._live):
+                self.return_slots()
+                if all(self.live):
                     raise RuntimeError(
-                        f"all {self._slots} slots of the ProcessIterator hold batches that are "
+                        f"all {self.slots} slots of the ProcessIterator hold batches that are "
                         "still referenced; release earlier batches or give more slots")
-            while not self._conn.poll(_POLL_S):
-                if not self._proc.is_alive():
-                    self._died()
+            while not self.conn.poll(_POLL_S):
+                if not self.proc.is_alive():
+                    self.died()
             try:
-                msg = self._conn.recv()
+                msg = self.conn.recv()
             except (OSError, EOFError):  # a shared buffer whose sender is gone, or the pipe
-                self._proc.join(_POLL_S)
-                self._died()
+                self.proc.join(_POLL_S)
+                self.died()
             if msg[0] == "buffer":
                 _, slot, k, buf = msg
-                self._bufs[slot][k] = buf
+                self.bufs[slot][k] = buf
             elif msg[0] == "error":
-                self._error = msg[1]
-                raise self._error
+                self.error = msg[1]
+                raise self.error
             elif msg[0] in kinds:
                 return msg
             else:
                 raise RuntimeError(f"unexpected message from the pipeline process: {msg[0]}")
 
-    def _died(self):
-        self._error = RuntimeError(
-            f"the pipeline process (pid {self._proc.pid}) exited with code "
-            f"{self._proc.exitcode} before sending its next batch")
-        raise self._error
+    def died(self):
+        self.error = RuntimeError(
+            f"the pipeline process (pid {self.proc.pid}) exited with code "
+            f"{self.proc.exitcode} before sending its next batch")
+        raise self.error
 
-    def _deliver(self, slot, metas, filled_handle):
+    def deliver(self, slot, metas, filled_handle):
         import torch
 
         if filled_handle is not None:
-            if self._filled[slot] is None:
-                device = next(b.device for b in self._bufs[slot] if b.device.type == "cuda")
-                self._filled[slot] = torch.cuda.Event.from_ipc_handle(device, filled_handle)
-            torch.cuda.current_stream().wait_event(self._filled[slot])
+            if self.filled[slot] is None:
+                device = next(b.device for b in self.bufs[slot] if b.device.type == "cuda")
+                self.filled[slot] = torch.cuda.Event.from_ipc_handle(device, filled_handle)
+            torch.cuda.current_stream().wait_event(self.filled[slot])
         out = {}
-        self._live[slot] = len(metas)
+        self.live[slot] = len(metas)
         for k, (dtype, shape, nbytes) in enumerate(metas):
-            buf = self._bufs[slot][k]
-            lease = _Lease(buf, nbytes, slot, self._returned)
-            out[self._output_map[k]] = _as_tensor(lease, dtype, shape, buf.device)
+            buf = self.bufs[slot][k]
+            lease = _Lease(buf, nbytes, slot, self.returned)
+            out[self.output_map[k]] = _as_tensor(lease, dtype, shape, buf.device)
         return out
 
-    def _return_slots(self):
+    def return_slots(self):
         import torch
 
-        while self._returned:
-            slot = self._returned.popleft()
-            self._live[slot] -= 1
-            if self._live[slot]:
+        while self.returned:
+            slot = self.returned.popleft()
+            self.live[slot] -= 1
+            if self.live[slot]:
                 continue
             handle = None
-            if self._filled[slot] is not None:  # the slot holds GPU outputs
-                if self._released[slot] is None:
-                    self._released[slot] = torch.cuda.Event(interprocess=True)
-                    handle = self._released[slot].ipc_handle()
-                self._released[slot].record(torch.cuda.current_stream())
-            self._conn.send(("release", slot, handle))
+            if self.filled[slot] is not None:  # the slot holds GPU outputs
+                if self.released[slot] is None:
+                    self.released[slot] = torch.cuda.Event(interprocess=True)
+                    handle = self.released[slot].ipc_handle()
+                self.released[slot].record(torch.cuda.current_stream())
+            try:
+                self.conn.send(("release", slot, handle))
+            except OSError:  # the child is gone (a broken pipe): say so, as receive() does
+                self.proc.join(_POLL_S)
+                self.died()
 
 
 def _shutdown(proc, conn):
