@@ -123,6 +123,7 @@ def run_processes(data, batch, threads, procs, load, batches, depth, threshold, 
         step()
     build_s = time.perf_counter() - t0
     steps = max(1, batches // procs)
+    before = [s["Decoder"] for s in it.executor_statistics()]
     torch.cuda.synchronize()
     t0 = time.perf_counter()
     for _ in range(steps):
@@ -130,9 +131,13 @@ def run_processes(data, batch, threads, procs, load, batches, depth, threshold, 
     torch.cuda.synchronize()
     dt = time.perf_counter() - t0
     free1, _ = torch.cuda.mem_get_info()
+    after = [s["Decoder"] for s in it.executor_statistics()]
     it.close()
+    shares = [(a["hardware_decoded"] - b["hardware_decoded"])
+              / max(1, decoded_images(a) - decoded_images(b)) for a, b in zip(after, before)]
     return {"threads": threads, "processes": procs, "hw_decoder_load": load, "rest_decoder": rest,
             "images_per_s": steps * procs * batch / dt, "build_s": build_s,
+            "hw_share_per_process": shares,
             "device_used_mb_all_processes": (free0 - free1) / 2**20}
 
 
@@ -172,7 +177,9 @@ def main():
         rows.append(r)
         print(f"processes {procs} x threads {t:2d} rest {rest} hw_load "
               f"{'auto' if load is None else f'{load:4.2f}'}: {r['images_per_s']:8,.0f} img/s, "
-              f"start and warm-up {r['build_s']:.1f} s, device used by all processes "
+              f"start and warm-up {r['build_s']:.1f} s, hw share per process "
+              f"{', '.join(f'{x:.2f}' for x in r['hw_share_per_process'])}, "
+              f"device used by all processes "
               f"{r['device_used_mb_all_processes']:.0f} MB", flush=True)
     for t, lanes, thr, rest, load in itertools.product(
             nums(args.threads) if 0 in nums(args.processes) else [], nums(args.lanes),

@@ -54,7 +54,7 @@ def test_epochs_and_policies_match_the_in_process_iterator(tmp_path, policy, exp
             next(it)  # without auto_reset the epoch stays over until reset()
         it.reset()
     it.close()
-    assert not it._proc.is_alive()
+    assert not it._children[0].proc.is_alive()
 
 
 def test_auto_reset_and_reset_mid_epoch(tmp_path):
@@ -104,6 +104,26 @@ def test_one_process_per_shard_gives_each_sample_once_as_ranks_do(tmp_path):
     assert not any(c.proc.is_alive() for c in it._children)
 
 
+def test_executor_statistics_come_from_each_process_between_batches(tmp_path):
+    root = make_files(tmp_path, 12)
+    it = ProcessIterator([functools.partial(reader_pipe, root, 2, shard_id=k, num_shards=2)
+                          for k in range(2)], ["data", "label"], reader_name="Reader", slots=2)
+    here = reader_pipe(root, 2)
+    here.build()
+    here.run()
+    batches = [next(it)]
+    for _ in range(2):  # the second time every slot is held: the children answer all the same
+        stats = it.executor_statistics()
+        types_here = sorted(v["type"] for v in here.executor_statistics().values())
+        assert len(stats) == 2 and all(sorted(v["type"] for v in s.values()) == types_here
+                                       for s in stats)
+        assert all(s["Reader"]["runs"] >= 1 for s in stats)
+        if len(batches) < 2:
+            batches.append(next(it))  # the batches that came meanwhile are kept, in order
+    assert [[numbers([d]) for d in b] for b in batches] == [[[1, 2], [7, 8]], [[3, 4], [9, 10]]]
+    it.close()
+
+
 def test_pipelines_of_different_lengths_are_refused(tmp_path):
     root = make_files(tmp_path, 7)
     with pytest.raises(ValueError, match=r"\[4, 3\] batches"):
@@ -149,13 +169,13 @@ def test_a_bad_file_raises_the_decoders_error_in_this_process(tmp_path):
     with pytest.raises(DecodeError):  # the same error again, no hang
         next(it)
     it.close()
-    assert not it._proc.is_alive()
+    assert not it._children[0].proc.is_alive()
 
 
 def test_a_killed_child_gives_an_error_not_a_hang(tmp_path):
     it = process_iterator(make_files(tmp_path, 40), slots=2)
     next(it)
-    os.kill(it._proc.pid, signal.SIGKILL)
+    os.kill(it._children[0].proc.pid, signal.SIGKILL)
     t0 = time.monotonic()
     with pytest.raises(RuntimeError, match="exited with code -9"):
         for _ in it:

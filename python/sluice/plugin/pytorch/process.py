@@ -95,10 +95,6 @@ class ProcessIterator:
         self._ended = False
         self._taken = 0  # steps returned in this epoch
 
-    @property
-    def _proc(self):  # the first child's process (tests)
-        return self._children[0].proc
-
     def __len__(self):
         if self._length is None:
             raise TypeError("the iterator's length is unknown: give size or reader_name")
@@ -134,6 +130,13 @@ class ProcessIterator:
             next(self, None)  # dropped at once: its slots return
         self._ended = False
 
+    def executor_statistics(self):
+        """Each pipeline's ``executor_statistics()``, asked of its process: a list, one per
+        pipeline (the child answers between batches)."""
+        for c in self._children:
+            c.send(("stats",))
+        return [c.receive("stats")[1] for c in self._children]
+
     def close(self):
         """Stops the child processes (also done when the iterator is collected)."""
         for c in self._children:
@@ -159,16 +162,28 @@ class _Child:
         self.released = [None] * slots  # ours: "this process is done with the slot"
         self.live = [0] * slots  # outputs of the slot's batch still held by torch
         self.returned = collections.deque()
+        self.pending = collections.deque()  # batches that came while waiting for something else
         self.error = None
+
+    def send(self, msg):
+        try:
+            self.conn.send(msg)
+        except OSError:  # the child is gone (a broken pipe): say so, as receive() does
+            self.proc.join(_POLL_S)
+            self.died()
 
     def receive(self, *kinds):
         """The next message of one of `kinds`, applying buffer updates on the way; slots whose
         batches torch released go back to the child first."""
         if self.error is not None:
             raise self.error
+        for m in self.pending:
+            if m[0] in kinds:
+                self.pending.remove(m)
+                return m
         while True:
             self.return_slots()
-            if not self.conn.poll(0) and all(self.live):
+            if "batch" in kinds and not self.conn.poll(0) and all(self.live):
                 import gc
 
                 gc.collect()  # a batch in a reference cycle may be all that holds a slot
@@ -193,6 +208,8 @@ class _Child:
                 raise self.error
             elif msg[0] in kinds:
                 return msg
+            elif msg[0] in ("batch", "end"):
+                self.pending.append(msg)
             else:
                 raise RuntimeError(f"unexpected message from the pipeline process: {msg[0]}")
 
@@ -232,11 +249,7 @@ class _Child:
                     self.released[slot] = torch.cuda.Event(interprocess=True)
                     handle = self.released[slot].ipc_handle()
                 self.released[slot].record(torch.cuda.current_stream())
-            try:
-                self.conn.send(("release", slot, handle))
-            except OSError:  # the child is gone (a broken pipe): say so, as receive() does
-                self.proc.join(_POLL_S)
-                self.died()
+            self.send(("release", slot, handle))
 
 
 def _shutdown(proc, conn):
@@ -292,6 +305,9 @@ def _serve(conn, pipeline_fn, output_map, slots, iterator_args):
             msg = conn.recv()
             if msg[0] == "stop":
                 return False
+            if msg[0] == "stats":
+                conn.send(("stats", pipe.executor_statistics()))
+                continue
             _, slot, handle = msg
             if handle is not None:
                 device = next(b.device for b in bufs[slot] if b.device.type == "cuda")
