@@ -14,7 +14,7 @@ import os
 import time
 
 from sluice import backend, fn, pipeline_def, types
-from sluice.profile import decoded_images
+from sluice.profile import decoded_images, hardware_share
 
 
 def per_batch(stats, key, names):
@@ -73,6 +73,10 @@ def run(data, batch, threads, load, batches, depth, lanes, threshold, decoder, r
         torch.from_dlpack(images)  # hand-off as a trainer would take it
     torch.cuda.synchronize()
     dt = time.perf_counter() - t0
+    # An epoch's last batch is filled up past the folder's end: count the folder's images only,
+    # as a trainer's iterator (LastBatchPolicy.PARTIAL) delivers them.
+    meta = p.reader_meta("Reader")
+    valid = meta["epoch_size"] / (meta["batches_per_epoch"] * batch)
     stats = p.executor_statistics()["Decoder"]
     mem = backend.memory_stats()["device"][0]
     # The decoder's counters are cumulative: count the timed batches only.
@@ -81,7 +85,7 @@ def run(data, batch, threads, load, batches, depth, lanes, threshold, decoder, r
     decoded = decoded_images(stats)
     res = {"threads": threads, "hw_decoder_load": load, "hw_load_at_end": stats["hardware_load"], "hw_lanes": lanes, "rest_decoder": rest,
            "hybrid_huffman_threshold": threshold,
-           "images_per_s": batches * batch / dt, "build_s": build_s, "first_batch_s": first_s,
+           "images_per_s": batches * batch * valid / dt, "build_s": build_s, "first_batch_s": first_s,
            "hw_share": stats["hardware_decoded"] / max(1, decoded),
            "cpu_share": stats["cpu_decoded"] / max(1, decoded),
            "hardware_batch_failures": stats["hardware_batch_failures"],
@@ -113,11 +117,11 @@ def run_processes(data, batch, threads, procs, load, batches, depth, threshold, 
     it = ProcessIterator([functools.partial(build_pipe, data, batch, threads, load, depth,
                                             threshold, decoder, rest, 0, k, procs)
                           for k in range(procs)], ["images", "labels"], reader_name="Reader",
-                         auto_reset=True, last_batch_policy=LastBatchPolicy.DROP)
+                         auto_reset=True, last_batch_policy=LastBatchPolicy.PARTIAL)
 
-    def step():  # a batch from each process
+    def step():  # a batch from each process; the images it gave
         out = next(it, None)  # None: an epoch ended; auto_reset starts the next
-        return out if out is not None else next(it)
+        return sum(d["images"].shape[0] for d in (out if out is not None else next(it)))
 
     for _ in range(30):  # warm-up, and the hardware decoders' set-up in the background
         step()
@@ -126,17 +130,15 @@ def run_processes(data, batch, threads, procs, load, batches, depth, threshold, 
     before = [s["Decoder"] for s in it.executor_statistics()]
     torch.cuda.synchronize()
     t0 = time.perf_counter()
-    for _ in range(steps):
-        step()
+    images = sum(step() for _ in range(steps))
     torch.cuda.synchronize()
     dt = time.perf_counter() - t0
     free1, _ = torch.cuda.mem_get_info()
     after = [s["Decoder"] for s in it.executor_statistics()]
     it.close()
-    shares = [(a["hardware_decoded"] - b["hardware_decoded"])
-              / max(1, decoded_images(a) - decoded_images(b)) for a, b in zip(after, before)]
+    shares = hardware_share(before, after)[1]
     return {"threads": threads, "processes": procs, "hw_decoder_load": load, "rest_decoder": rest,
-            "images_per_s": steps * procs * batch / dt, "build_s": build_s,
+            "images_per_s": images / dt, "build_s": build_s,
             "hw_share_per_process": shares,
             "device_used_mb_all_processes": (free0 - free1) / 2**20}
 

@@ -29,6 +29,14 @@ def decoded_images(decoder_stats):
     return s["hardware_decoded"] + s["hybrid_decoded"] + s["gpu_hybrid_decoded"] + s["cpu_decoded"]
 
 
+def hardware_share(before, after):
+    """Of the images decoded between two lists of mixed-decoder statistics (one per pipeline):
+    the share the hardware JPEG decoder took, in all and per pipeline."""
+    hw = [a["hardware_decoded"] - b["hardware_decoded"] for a, b in zip(after, before)]
+    all_ = [decoded_images(a) - decoded_images(b) for a, b in zip(after, before)]
+    return sum(hw) / max(1, sum(all_)), [h / max(1, n) for h, n in zip(hw, all_)]
+
+
 def _family(op_type):
     return op_type.split(".")[0]
 

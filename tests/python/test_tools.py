@@ -56,6 +56,22 @@ def test_bench_compares_loaders_and_reports_the_bottleneck(tmp_path):
     assert "verdict:" in out and "vs tv-tensor" in out
 
 
+def test_bench_runs_sluice_in_several_processes_side_by_side(tmp_path):
+    pytest.importorskip("torch")
+    out, report = bench_cli(tmp_path, 40, 16, "--epochs", "2", "--loaders", "sluice-cpu",
+                            "--processes", "1,2")
+    results = {r["loader"]: r for r in report["results"]}
+    assert list(results) == ["sluice-cpu", "sluice-cpu 2 processes"]
+    assert report["meta"]["processes"] == [1, 2]
+    for r in results.values():
+        assert "error" not in r, r
+        # Every image once per epoch, the last batch partial: 16 + 16 + 8 in one process,
+        # 16 + 4 from each shard of 20 in two.
+        assert r["images"] == 2 * 40 and r["first_batch_shape"] == [16, 3, 224, 224]
+    assert results["sluice-cpu 2 processes"]["processes"] == 2
+    assert "sluice-cpu 2 processes" in out
+
+
 def test_bench_trains_a_model_on_each_loader_with_synthetic_data_as_the_ceiling(tmp_path):
     pytest.importorskip("torch")
     pytest.importorskip("torchvision")

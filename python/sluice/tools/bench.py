@@ -4,8 +4,11 @@ Every loader does the same work: random-resized-crop to 224, horizontal flip, no
 batches of 256, delivered as float batches on the GPU when there is one (on the CPU otherwise).
 Each loader runs in its own child process (so memory and CPU time are its own): a warm-up epoch,
 then whole epochs in steady state (at least ``--epochs``, and at least ``--min-seconds`` long).
-Reported: images/s, ratio to each torchvision loader, CPU utilisation, peak RSS, device memory,
-time to first batch. Writes JSON and a PNG chart.
+Reported: images/s (every image once per epoch, the last batch partial), ratio to each
+torchvision loader, CPU utilisation, peak RSS, device memory (the free memory the loader took,
+its processes' CUDA contexts included; with --train the model's too), time to first batch,
+and for sluice-gpu the share of images the hardware JPEG decoder took. Writes JSON and a PNG
+chart.
 With ``--train ARCH`` every loader feeds a torchvision model's training steps instead (bf16 and
 channels_last on a GPU), and random batches already on the device give the ceiling.
 """
@@ -39,6 +42,10 @@ def add_parser(sub):
     p.add_argument("--loaders", default=",".join(LOADERS), help="comma-separated subset")
     p.add_argument("--threads", default=None,
                    help="sweep Sluice's thread count, e.g. 1,2,4,8 (scaling efficiency)")
+    p.add_argument("--processes", default="1",
+                   help="run each Sluice loader with these numbers of pipeline processes, e.g. "
+                   "1,3: N > 1 splits the threads over N child processes, one shard each (on an "
+                   "H100 3 reach 30k images/s more steadily, for 1.5-2 GB of device memory each)")
     p.add_argument("--prefetch", type=int, default=0,
                    help="Sluice's prefetch_queue_depth (default: 3 from 12 threads, where the CPU "
                    "stage then runs 3 iterations at once; else 2)")
@@ -77,7 +84,9 @@ def has_gpu():
 
 
 # ----------------------------------------------------------------------------------- loaders
-def sluice_loader(data, batch, threads, gpu_decode, use_gpu, train, prefetch):
+def sluice_pipeline(data, batch, threads, gpu_decode, use_gpu, train, prefetch, shard_id=0,
+                    num_shards=1):
+    """The benchmark's Sluice pipeline, not built (module level: a child process builds it too)."""
     from sluice import backend, fn, pipeline_def, types
 
     # A depth of 3 pays only where the CPU stage then runs 3 iterations (from 12 threads); on 2
@@ -87,16 +96,17 @@ def sluice_loader(data, batch, threads, gpu_decode, use_gpu, train, prefetch):
     @pipeline_def(batch_size=batch, num_threads=threads, device_id=0 if use_gpu else None, seed=1,
                   prefetch_queue_depth=prefetch)
     def pipe():
-        jpegs, labels = fn.readers.file(file_root=str(data), random_shuffle=True, name="Reader")
+        jpegs, labels = fn.readers.file(file_root=str(data), random_shuffle=True, name="Reader",
+                                        shard_id=shard_id, num_shards=num_shards)
         if gpu_decode:
             # The decoder's defaults: from 8 threads the CPU codec takes what the hardware decoder
             # does not. Next to training it takes everything: nvJPEG's CUDA calls slow the
             # model's own launches (section 4; examples/imagenet/train.py does the same).
             extra = {"rest_decoder": "cpu", "hw_decoder_load": 0.0} if train else {}
-            images = fn.decoders.image_random_crop(jpegs, device="mixed", **extra)
+            images = fn.decoders.image_random_crop(jpegs, device="mixed", name="Decoder", **extra)
             images = fn.resize(images, size=(224, 224))
         else:
-            images = fn.decoders.image_random_crop(jpegs)
+            images = fn.decoders.image_random_crop(jpegs, name="Decoder")
             images = fn.resize(images, size=(224, 224))
             if use_gpu:
                 images = images.gpu()  # uint8 crosses PCIe; normalisation happens on the GPU
@@ -104,18 +114,41 @@ def sluice_loader(data, batch, threads, gpu_decode, use_gpu, train, prefetch):
                                           mean=MEAN, std=STD, mirror=fn.random.coin_flip())
         return images, labels.gpu() if use_gpu else labels
 
-    p = pipe()
-    p.build()
-    batches = p.reader_meta("Reader")["batches_per_epoch"]
+    return pipe()
+
+
+def sluice_loader(data, batch, threads, gpu_decode, use_gpu, train, prefetch, processes=1):
+    """Through the PyTorch plugin, as a trainer takes it (a partial last batch: every image once
+    per epoch). With processes > 1, one pipeline of threads // processes threads per child
+    process, each over its own shard (ProcessIterator: each process has its own driver lock for
+    the hardware JPEG submission, bench/RESULTS.md section 3)."""
+    from sluice.plugin.pytorch import DALIGenericIterator, LastBatchPolicy, ProcessIterator
+
+    kw = dict(reader_name="Reader", auto_reset=True, last_batch_policy=LastBatchPolicy.PARTIAL)
+    if processes > 1:
+        import functools
+
+        share = max(1, threads // processes)
+        keep = it = ProcessIterator([functools.partial(sluice_pipeline, data, batch, share,
+                                                       gpu_decode, use_gpu, train, prefetch, k,
+                                                       processes)
+                                     for k in range(processes)], ["images", "labels"], **kw)
+    else:
+        keep = sluice_pipeline(data, batch, threads, gpu_decode, use_gpu, train, prefetch)
+        it = DALIGenericIterator(keep, ["images", "labels"], **kw)
 
     def epoch():
-        import torch
+        for step in it:  # a batch from each pipeline
+            for out in step:
+                yield out["images"], out["labels"]
 
-        for _ in range(batches):
-            images, labels = p.run()
-            yield torch.from_dlpack(images), torch.from_dlpack(labels)
+    return epoch, keep
 
-    return epoch, p
+
+def decoder_statistics(keep):
+    """The mixed decoder's cumulative statistics, one dict per pipeline."""
+    stats = keep.executor_statistics()
+    return [s["Decoder"] for s in (stats if isinstance(stats, list) else [stats])]
 
 
 def torchvision_loader(data, batch, workers, kind, use_gpu):
@@ -161,7 +194,7 @@ def torchvision_loader(data, batch, workers, kind, use_gpu):
 
 
 def synthetic_loader(data, batch, use_gpu):
-    """As many random batches per epoch as the folder gives, already on the device."""
+    """The batches the folder gives (the last one partial), random and already on the device."""
     import torch
 
     device = torch.device("cuda" if use_gpu else "cpu")
@@ -170,8 +203,9 @@ def synthetic_loader(data, batch, use_gpu):
     labels = torch.randint(0, 1000, (batch,), device=device)
 
     def epoch():
-        for _ in range((files + batch - 1) // batch):
-            yield images, labels
+        for start in range(0, files, batch):
+            n = min(batch, files - start)
+            yield images[:n], labels[:n]
 
     return epoch, None
 
@@ -214,6 +248,9 @@ def measure(args):
 
     use_gpu = has_gpu()
     kind = args.worker
+    processes = int(os.environ.get("SLUICE_BENCH_PROCESSES", 1))
+    if use_gpu:  # this process's CUDA context first: a trainer has it anyway
+        free0 = torch.cuda.mem_get_info()[0]
     trained = {}
     train = training(args.train, use_gpu, trained) if args.train else None
     t_start = time.perf_counter()
@@ -222,7 +259,7 @@ def measure(args):
     elif kind.startswith("sluice"):
         threads = int(os.environ.get("SLUICE_BENCH_THREADS", args.workers))
         epoch, keep = sluice_loader(args.data, args.batch_size, threads, kind == "sluice-gpu",
-                                    use_gpu, bool(args.train), args.prefetch)
+                                    use_gpu, bool(args.train), args.prefetch, processes)
     else:
         epoch, keep = torchvision_loader(args.data, args.batch_size, args.workers,
                                          kind.split("-")[1], use_gpu)
@@ -240,6 +277,8 @@ def measure(args):
     del images
     collections.deque(it, maxlen=0)  # the rest of the warm-up epoch
     sync()
+    hardware = kind == "sluice-gpu"
+    before = decoder_statistics(keep) if hardware else None
     n = 0
     rss_per_epoch = []
     t0 = time.perf_counter()
@@ -261,16 +300,18 @@ def measure(args):
     if trained:
         result["train"] = {"arch": args.train, "steps": trained["steps"],
                            "last_loss": float(trained["loss"])}
-    if kind.startswith("sluice"):
-        from sluice import backend
+    if hardware:
+        from sluice.profile import hardware_share
 
-        stats = backend.memory_stats()
-        if "device" in stats:
-            result["device_memory_mb"] = stats["device"][0]["peak_reserved"] / 2**20
-        if args.profile:
-            result["bottleneck_report"] = keep.bottleneck_report()
-    elif use_gpu:
-        result["device_memory_mb"] = torch.cuda.max_memory_reserved() / 2**20
+        result["hw_share"], per_pipeline = hardware_share(before, decoder_statistics(keep))
+        if processes > 1:
+            result["hw_share_per_process"] = per_pipeline
+    if use_gpu:  # what the loader took from the model: pools, caches, its processes' contexts
+        result["device_memory_mb"] = (free0 - torch.cuda.mem_get_info()[0]) / 2**20
+    if processes > 1:
+        result["processes"] = processes
+    elif kind.startswith("sluice") and args.profile:
+        result["bottleneck_report"] = keep.bottleneck_report()
     del keep
     print(json.dumps(result))
     return 0
@@ -336,7 +377,7 @@ def table(results):
     ceiling = SYNTHETIC in base
     lines = [f"{'loader':28s} {'images/s':>10s} {'vs tv-tensor':>12s} {'vs tv-pil':>10s} "
              + (f"{'of synthetic':>12s} " if ceiling else "")
-             + f"{'CPU util':>8s} {'RSS MB':>8s} {'dev MB':>7s} {'1st batch':>9s}"]
+             + f"{'CPU util':>8s} {'RSS MB':>8s} {'dev MB':>7s} {'1st batch':>9s} {'hw share':>8s}"]
     for r in results:
         if "error" in r:
             lines.append(f"{r['loader']:28s} failed: {r['error']}")
@@ -347,7 +388,8 @@ def table(results):
             f"{_ratio(r, base.get('torchvision-pil'), 10)} "
             + (f"{100 * r['images_per_s'] / base[SYNTHETIC]:11.1f}% " if ceiling else "")
             + f"{100 * r['cpu_utilisation']:7.0f}% {r['peak_rss_mb']:8.0f} "
-            f"{r.get('device_memory_mb', 0):7.0f} {r['time_to_first_batch_s']:8.2f}s")
+            f"{r.get('device_memory_mb', 0):7.0f} {r['time_to_first_batch_s']:8.2f}s "
+            + (f"{r['hw_share']:8.2f}" if "hw_share" in r else f"{'-':>8s}"))
     return "\n".join(lines)
 
 
@@ -399,6 +441,7 @@ def compare(args):
     """Runs every loader in a child process, prints the table and returns the results."""
     args.data = pathlib.Path(args.data) if args.data else default_dataset(args.images)
     loaders = [l for l in args.loaders.split(",") if l]
+    counts = [int(x) for x in str(args.processes).split(",") if x]
     gpu = has_gpu()
     try:
         import torch  # noqa: F401
@@ -414,8 +457,12 @@ def compare(args):
         if not have_torch:
             print(f"skipping {loader}: torch is not installed", file=sys.stderr)
             continue
-        print(f"running {loader} ...", file=sys.stderr, flush=True)
-        results.append(run_child(args, loader))
+        for procs in (counts if loader.startswith("sluice") else [1]):
+            label = loader if procs == 1 else f"{loader} {procs} processes"
+            print(f"running {label} ...", file=sys.stderr, flush=True)
+            r = run_child(args, loader, {"SLUICE_BENCH_PROCESSES": str(procs)})
+            r["loader"] = label
+            results.append(r)
     if args.threads:
         for t in [int(x) for x in args.threads.split(",")]:
             r = run_child(args, "sluice-cpu", {"SLUICE_BENCH_THREADS": str(t)})
@@ -424,7 +471,7 @@ def compare(args):
             results.append(r)
     meta = {"data": str(args.data), "batch_size": args.batch_size, "workers": args.workers,
             "epochs": args.epochs, "min_seconds": args.min_seconds,
-            "prefetch": args.prefetch or "auto", "cores": os.cpu_count(), "gpu": gpu,
+            "prefetch": args.prefetch or "auto", "processes": counts, "cores": os.cpu_count(), "gpu": gpu,
             "train": args.train,
             "date": time.strftime("%Y-%m-%d %H:%M")}
     with open(args.json, "w") as f:
