@@ -6,6 +6,8 @@ Reads the executor's statistics: how busy each stage (CPU; mixed and GPU) was, h
 consumer waited for batches, and which operator dominates the busiest stage.
 """
 
+import os
+
 from sluice import backend
 
 _ADVICE = {
@@ -93,11 +95,15 @@ def bottleneck_report(pipe):
         if stage == "gpu" and top.startswith("decoders"):
             # Measured on an H100: the engines wait for nvJPEG's host-side submission, so a
             # larger hardware share does not help past about 0.7 (bench/RESULTS.md section 3).
-            verdict = ("GPU decoding is the bottleneck: its host work (hardware submission and "
-                       "the hybrid path's Huffman decoding) needs CPU cores: add threads (now "
-                       "num_threads={threads}) or keep other work off the cores; on GPUs without "
-                       "JPEG engines all of it is the hybrid path").format(
-                           threads=ps["num_threads"])
+            # One thread per process submits to the engines, under a per-process driver lock:
+            # several processes add supply where more threads do not (section 3).
+            more = (f"add threads (now num_threads={ps['num_threads']}), "
+                    if ps["num_threads"] < (os.cpu_count() or 1) else "")
+            verdict = ("GPU decoding is the bottleneck: its host work (the hardware submission, "
+                       "one thread per process, and decoding the rest) needs CPU time: " + more
+                       + "run the pipeline in several processes, one shard each (ProcessIterator "
+                       "with a list of pipeline functions), or keep other work off the cores; on "
+                       "GPUs without JPEG engines all of it is the hybrid path")
             hw = [s for s in stats.values() if "hardware_load" in s]
             decoded = sum(decoded_images(s) for s in hw)
             if decoded:

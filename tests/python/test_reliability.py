@@ -386,6 +386,7 @@ def test_bottleneck_report_gives_the_hardware_decoders_share():
 
     report = bottleneck_report(Pipe())
     assert "GPU decoding is the bottleneck" in report, report
+    assert "several processes, one shard each (ProcessIterator" in report, report
     assert "the hardware JPEG decoder took 62% of the images" in report, report
 
 
