@@ -45,7 +45,8 @@ def add_parser(sub):
     p.add_argument("--processes", default="1",
                    help="run each Sluice loader with these numbers of pipeline processes, e.g. "
                    "1,3: N > 1 splits the threads over N child processes, one shard each (on an "
-                   "H100 3 reach 30k images/s more steadily, for 1.5-2 GB of device memory each)")
+                   "H100 3 reach 30k images/s on slower hosts too, for about 2.5 GB of device "
+                   "memory each)")
     p.add_argument("--prefetch", type=int, default=0,
                    help="Sluice's prefetch_queue_depth (default: 3 from 12 threads, where the CPU "
                    "stage then runs 3 iterations at once; else 2)")
