@@ -4,7 +4,7 @@ decoders.image_random_crop -> resize 224 -> crop_mirror_normalize (mirror, FLOAT
 device memory the pipeline holds, for several hw_decoder_load / thread settings.
 
     python3 bench/gpu_pipeline.py DATA_DIR [--batches 200] [--loads auto,0.6,0.7] [--lanes 1,2] [--decoder image]
-        [--rest-decoders auto,nvjpeg,cpu] [--processes 0,2]
+        [--rest-decoders auto,nvjpeg,cpu] [--processes 0,2] [--slots 2,4]
 """
 
 import argparse
@@ -102,7 +102,8 @@ def run(data, batch, threads, load, batches, depth, lanes, threshold, decoder, r
     return res
 
 
-def run_processes(data, batch, threads, procs, load, batches, depth, threshold, decoder, rest):
+def run_processes(data, batch, threads, procs, load, batches, depth, threshold, decoder, rest,
+                  slots=4):
     """`procs` pipelines of `threads` threads each, every one in a child process over its own
     shard (one ProcessIterator), `batches` batches in all. Each process has its own driver lock
     for its hardware submission (section 3 of RESULTS.md)."""
@@ -116,8 +117,9 @@ def run_processes(data, batch, threads, procs, load, batches, depth, threshold, 
     t0 = time.perf_counter()
     it = ProcessIterator([functools.partial(build_pipe, data, batch, threads, load, depth,
                                             threshold, decoder, rest, 0, k, procs)
-                          for k in range(procs)], ["images", "labels"], reader_name="Reader",
-                         auto_reset=True, last_batch_policy=LastBatchPolicy.PARTIAL)
+                          for k in range(procs)], ["images", "labels"], slots=slots,
+                         reader_name="Reader", auto_reset=True,
+                         last_batch_policy=LastBatchPolicy.PARTIAL)
 
     def step():  # a batch from each process; the images it gave
         out = next(it, None)  # None: an epoch ended; auto_reset starts the next
@@ -137,7 +139,8 @@ def run_processes(data, batch, threads, procs, load, batches, depth, threshold, 
     after = [s["Decoder"] for s in it.executor_statistics()]
     it.close()
     shares = hardware_share(before, after)[1]
-    return {"threads": threads, "processes": procs, "hw_decoder_load": load, "rest_decoder": rest,
+    return {"threads": threads, "processes": procs, "slots": slots, "hw_decoder_load": load,
+            "rest_decoder": rest,
             "images_per_s": images / dt, "build_s": build_s,
             "hw_share_per_process": shares,
             "device_used_mb_all_processes": (free0 - free1) / 2**20}
@@ -162,6 +165,7 @@ def main():
     ap.add_argument("--processes", default="0",
                     help="0: the pipeline in this process; N: N child processes, each a "
                          "pipeline of --threads threads over its own shard")
+    ap.add_argument("--slots", default="4", help="ProcessIterator's slots per process")
     ap.add_argument("--json")
     args = ap.parse_args()
     rows = []
@@ -171,13 +175,13 @@ def main():
     def parse_load(s):
         return None if s == "auto" else float(s)
 
-    for procs, t, rest, load in itertools.product(
+    for procs, t, rest, load, slots in itertools.product(
             [p for p in nums(args.processes) if p > 0], nums(args.threads),
-            args.rest_decoders.split(","), nums(args.loads, parse_load)):
+            args.rest_decoders.split(","), nums(args.loads, parse_load), nums(args.slots)):
         r = run_processes(args.data, args.batch, t, procs, load, args.batches, args.depth,
-                          -1, args.decoder, rest)
+                          -1, args.decoder, rest, slots)
         rows.append(r)
-        print(f"processes {procs} x threads {t:2d} rest {rest} hw_load "
+        print(f"processes {procs} x threads {t:2d} slots {slots} rest {rest} hw_load "
               f"{'auto' if load is None else f'{load:4.2f}'}: {r['images_per_s']:8,.0f} img/s, "
               f"start and warm-up {r['build_s']:.1f} s, hw share per process "
               f"{', '.join(f'{x:.2f}' for x in r['hw_share_per_process'])}, "
