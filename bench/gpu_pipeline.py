@@ -15,6 +15,7 @@ import time
 
 from sluice import backend, fn, pipeline_def, types
 from sluice.profile import decoded_images, hardware_share
+from sluice.tools.bench import decoder_statistics
 
 
 def per_batch(stats, key, names):
@@ -129,14 +130,14 @@ def run_processes(data, batch, threads, procs, load, batches, depth, threshold, 
         step()
     build_s = time.perf_counter() - t0
     steps = max(1, batches // procs)
-    before = [s["Decoder"] for s in it.executor_statistics()]
+    before = decoder_statistics(it)
     torch.cuda.synchronize()
     t0 = time.perf_counter()
     images = sum(step() for _ in range(steps))
     torch.cuda.synchronize()
     dt = time.perf_counter() - t0
     free1, _ = torch.cuda.mem_get_info()
-    after = [s["Decoder"] for s in it.executor_statistics()]
+    after = decoder_statistics(it)
     it.close()
     shares = hardware_share(before, after)[1]
     return {"threads": threads, "processes": procs, "slots": slots, "hw_decoder_load": load,

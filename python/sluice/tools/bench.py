@@ -152,7 +152,8 @@ def sluice_loader(data, batch, threads, gpu_decode, use_gpu, train, prefetch, pr
 
 
 def decoder_statistics(keep):
-    """The mixed decoder's cumulative statistics, one dict per pipeline."""
+    """The cumulative statistics of the operator named "Decoder", one dict per pipeline, of a
+    Pipeline or a ProcessIterator."""
     stats = keep.executor_statistics()
     return [s["Decoder"] for s in (stats if isinstance(stats, list) else [stats])]
 
