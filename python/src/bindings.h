@@ -5,7 +5,7 @@
 
 #include <memory>
 
-#include "sluice/core/tensor_list.h"
+#include "sluice/memory/tensor_list.h"
 #include "sluice/exec/executor.h"
 
 namespace sluice::python {

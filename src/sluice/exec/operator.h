@@ -21,9 +21,9 @@
 #include <nlohmann/json.hpp>
 
 #include "sluice/core/rng.h"
-#include "sluice/core/tensor_list.h"
+#include "sluice/memory/tensor_list.h"
 #include "sluice/cuda/cuda_api.h"
-#include "sluice/exec/thread_pool.h"
+#include "sluice/parallel/thread_pool.h"
 #include "sluice/graph/op_spec.h"
 
 namespace sluice {

@@ -8,7 +8,7 @@
 
 #include "sluice/core/env.h"
 #include "sluice/core/error.h"
-#include "sluice/exec/thread_pool.h"
+#include "sluice/parallel/thread_pool.h"
 
 namespace sluice {
 namespace {

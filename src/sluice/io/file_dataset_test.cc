@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "sluice/core/error.h"
-#include "sluice/exec/thread_pool.h"
+#include "sluice/parallel/thread_pool.h"
 #include "sluice/io/detail/temp_tree.h"
 #include "sluice/io/read_file.h"
 

@@ -8,7 +8,7 @@
 #include <cstring>
 #include <vector>
 
-#include "sluice/core/tensor_list.h"
+#include "sluice/memory/tensor_list.h"
 #include "sluice/memory/buffer_policy.h"
 #include "sluice/memory/memory_resource.h"
 

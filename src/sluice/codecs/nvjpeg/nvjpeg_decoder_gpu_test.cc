@@ -16,7 +16,7 @@
 #include "sluice/codecs/nvjpeg/nvjpeg_decoder.h"
 #include "sluice/codecs/nvjpeg/nvjpeg_test_util.h"
 #include "sluice/cuda/cuda_api.h"
-#include "sluice/exec/thread_pool.h"
+#include "sluice/parallel/thread_pool.h"
 #include "sluice/testing/test_data.h"
 
 namespace sluice::nvjpeg {

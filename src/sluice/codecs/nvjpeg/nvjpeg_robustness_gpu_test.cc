@@ -22,7 +22,7 @@
 #include "sluice/core/error.h"
 #include "sluice/cuda/cuda_api.h"
 #include "sluice/cuda/cuda_check.h"
-#include "sluice/exec/thread_pool.h"
+#include "sluice/parallel/thread_pool.h"
 #include "sluice/testing/test_data.h"
 
 namespace sluice::nvjpeg {

@@ -28,7 +28,7 @@
 #include "sluice/codecs/nvjpeg/nvjpeg_decoder.h"
 #include "sluice/core/error.h"
 #include "sluice/cuda/cuda_api.h"
-#include "sluice/exec/thread_pool.h"
+#include "sluice/parallel/thread_pool.h"
 #include "sluice/memory/buffer.h"
 
 namespace sluice::nvjpeg::test {

@@ -11,7 +11,7 @@
 #include <thread>
 #include <vector>
 
-#include "sluice/exec/thread_pool.h"
+#include "sluice/parallel/thread_pool.h"
 
 namespace sluice::io_detail {
 

@@ -1,7 +1,7 @@
 // GPU implementations of cast and "_arithmetic": one kernel launch per batch.
 
 #include "sluice/kernels/elementwise/elementwise_gpu.h"
-#include "sluice/cuda/param_upload.h"
+#include "sluice/memory/param_upload.h"
 #include "sluice/exec/operator.h"
 #include "sluice/ops/generic/arithmetic_op.h"
 
@@ -12,11 +12,11 @@ class GpuElementwiseBase : public Operator {
  public:
   using Operator::Operator;
   void setup(const OpContext& ctx) override {
-    upload_ = std::make_unique<cuda::ParamUpload>(ctx.device_id);
+    upload_ = std::make_unique<ParamUpload>(ctx.device_id);
   }
 
  protected:
-  std::unique_ptr<cuda::ParamUpload> upload_;
+  std::unique_ptr<ParamUpload> upload_;
 };
 
 class CastGpu : public GpuElementwiseBase {

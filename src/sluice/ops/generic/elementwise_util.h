@@ -1,7 +1,7 @@
 #pragma once
 // Helpers shared by the light element-wise operators.
 
-#include "sluice/core/tensor_list.h"
+#include "sluice/memory/tensor_list.h"
 
 namespace sluice {
 

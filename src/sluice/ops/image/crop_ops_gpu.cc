@@ -1,6 +1,6 @@
 // crop, flip and crop_mirror_normalize on the GPU: one kernel launch per batch.
 
-#include "sluice/cuda/param_upload.h"
+#include "sluice/memory/param_upload.h"
 #include "sluice/kernels/crop/crop_gpu.h"
 #include "sluice/kernels/crop/crop_mirror_normalize_gpu.h"
 #include "sluice/ops/image/crop_args.h"
@@ -12,11 +12,11 @@ class GpuDescriptorOp : public Operator {
  public:
   using Operator::Operator;
   void setup(const OpContext& ctx) override {
-    upload_ = std::make_unique<cuda::ParamUpload>(ctx.device_id);
+    upload_ = std::make_unique<ParamUpload>(ctx.device_id);
   }
 
  protected:
-  std::unique_ptr<cuda::ParamUpload> upload_;
+  std::unique_ptr<ParamUpload> upload_;
 };
 
 // Shared by crop and flip: every sample is a window of its input with a transform.

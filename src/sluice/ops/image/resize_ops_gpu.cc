@@ -1,6 +1,6 @@
 // resize and random_resized_crop on the GPU: batched separable resampling, one launch per pass.
 
-#include "sluice/cuda/param_upload.h"
+#include "sluice/memory/param_upload.h"
 #include "sluice/kernels/resize/resize_gpu.h"
 #include "sluice/ops/image/resize_args.h"
 
@@ -12,7 +12,7 @@ class ResizeGpu : public Operator {
   using Operator::Operator;
   void setup(const OpContext& ctx) override {
     filters_ = resize_filters(spec_);
-    scratch_ = std::make_unique<cuda::ParamUpload>(ctx.device_id);
+    scratch_ = std::make_unique<ParamUpload>(ctx.device_id);
   }
   void run(Workspace& ws) override {
     const TensorList& in = ws.input(0);
@@ -53,7 +53,7 @@ class ResizeGpu : public Operator {
 
  private:
   kernels::ResampleFilters filters_;
-  std::unique_ptr<cuda::ParamUpload> scratch_;
+  std::unique_ptr<ParamUpload> scratch_;
 };
 
 SLUICE_REGISTER_OPERATOR("resize", OpDevice::kGPU, ResizeGpu);

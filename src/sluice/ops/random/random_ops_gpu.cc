@@ -1,6 +1,6 @@
 // GPU random.coin_flip / random.uniform: the same draws as the CPU operators, in one launch.
 
-#include "sluice/cuda/param_upload.h"
+#include "sluice/memory/param_upload.h"
 #include "sluice/ops/random/random_op.h"
 
 namespace sluice {
@@ -10,8 +10,8 @@ class RandomGpu : public Operator {
  public:
   using Operator::Operator;
   void setup(const OpContext& ctx) override {
-    samples_ = std::make_unique<cuda::ParamUpload>(ctx.device_id);
-    values_ = std::make_unique<cuda::ParamUpload>(ctx.device_id);
+    samples_ = std::make_unique<ParamUpload>(ctx.device_id);
+    values_ = std::make_unique<ParamUpload>(ctx.device_id);
   }
   void run(Workspace& ws) override {
     RandomPlan plan = plan_random(spec_, ws);
@@ -30,7 +30,7 @@ class RandomGpu : public Operator {
   }
 
  private:
-  std::unique_ptr<cuda::ParamUpload> samples_, values_;
+  std::unique_ptr<ParamUpload> samples_, values_;
 };
 
 SLUICE_REGISTER_OPERATOR("random.coin_flip", OpDevice::kGPU, RandomGpu);

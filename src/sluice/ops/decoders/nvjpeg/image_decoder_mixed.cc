@@ -15,7 +15,7 @@
 
 #include "sluice/codecs/jpeg_structure.h"
 #include "sluice/codecs/nvjpeg/nvjpeg_decoder.h"
-#include "sluice/cuda/param_upload.h"
+#include "sluice/memory/param_upload.h"
 #include "sluice/kernels/crop/crop_gpu.h"
 #include "sluice/ops/decoders/decoder_args.h"
 
@@ -57,7 +57,7 @@ class ImageDecoderMixed : public Operator {
     }
     raw_ = Buffer(MemoryKind::kDevice, ctx.device_id);
     raw_.set_stream(ctx.stream);
-    transforms_ = std::make_unique<cuda::ParamUpload>(ctx.device_id);
+    transforms_ = std::make_unique<ParamUpload>(ctx.device_id);
     // nvJPEG decodes what it can straight into the output: RGB, BGR or GRAY uint8.
     gpu_color_ = args_.dtype == DType::kUInt8 && (args_.color == codecs::OutputColor::kRGB ||
                                                   args_.color == codecs::OutputColor::kBGR ||
@@ -371,7 +371,7 @@ class ImageDecoderMixed : public Operator {
   Page pages_[2];
   int next_page_ = 0;
   Buffer raw_{MemoryKind::kDevice};
-  std::unique_ptr<cuda::ParamUpload> transforms_;
+  std::unique_ptr<ParamUpload> transforms_;
   std::atomic<int64_t> skipped_{0};
   std::atomic<int64_t> fallback_count_{0};  // what nvJPEG could not take
   std::atomic<int64_t> host_count_{0};      // rest_decoder="cpu"

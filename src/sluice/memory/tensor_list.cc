@@ -1,4 +1,4 @@
-#include "sluice/core/tensor_list.h"
+#include "sluice/memory/tensor_list.h"
 
 #include <algorithm>
 #include <cstring>

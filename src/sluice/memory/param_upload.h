@@ -14,12 +14,12 @@
 #include "sluice/cuda/cuda_api.h"
 #include "sluice/memory/buffer.h"
 
-namespace sluice::cuda {
+namespace sluice {
 
 class ParamUpload {
  public:
   explicit ParamUpload(int device);
-  void* upload(const void* data, size_t bytes, StreamHandle stream);
+  void* upload(const void* data, size_t bytes, cuda::StreamHandle stream);
 
   // For kernels that stage their own descriptors: a pinned page of `bytes` and a device buffer
   // of `device_bytes` (default: the same), free to write now; call end() once the copy from the
@@ -28,11 +28,11 @@ class ParamUpload {
     void* pinned;
     void* device;
   };
-  Pages begin(size_t bytes, StreamHandle stream, size_t device_bytes = SIZE_MAX);
-  void end(StreamHandle stream);
+  Pages begin(size_t bytes, cuda::StreamHandle stream, size_t device_bytes = SIZE_MAX);
+  void end(cuda::StreamHandle stream);
 
   template <typename T>
-  T* upload(const std::vector<T>& v, StreamHandle stream) {
+  T* upload(const std::vector<T>& v, cuda::StreamHandle stream) {
     return static_cast<T*>(upload(v.data(), v.size() * sizeof(T), stream));
   }
 
@@ -40,7 +40,7 @@ class ParamUpload {
   struct Page {
     Buffer pinned{MemoryKind::kPinned};
     Buffer device;
-    Event done;
+    cuda::Event done;
     bool used = false;
   };
   int device_;
@@ -49,4 +49,4 @@ class ParamUpload {
   Page* open_ = nullptr;
 };
 
-}  // namespace sluice::cuda
+}  // namespace sluice

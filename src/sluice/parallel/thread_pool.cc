@@ -1,4 +1,4 @@
-#include "sluice/exec/thread_pool.h"
+#include "sluice/parallel/thread_pool.h"
 
 #include <pthread.h>
 #include <sched.h>
