@@ -1,4 +1,4 @@
-"""Throughput of the GPU training pipeline (issue 4's target): readers.file -> mixed
+"""Throughput of the GPU training pipeline: readers.file -> mixed
 decoders.image_random_crop -> resize 224 -> crop_mirror_normalize (mirror, FLOAT16, CHW), batch
 256, on a folder of ImageNet-like JPEGs. Prints images/s, the hardware decoder's share and the
 device memory the pipeline holds, for several hw_decoder_load / thread settings.
@@ -107,7 +107,7 @@ def run_processes(data, batch, threads, procs, load, batches, depth, threshold, 
                   slots=4):
     """`procs` pipelines of `threads` threads each, every one in a child process over its own
     shard (one ProcessIterator), `batches` batches in all. Each process has its own driver lock
-    for its hardware submission (section 3 of RESULTS.md)."""
+    for its hardware submission (bench/RESULTS.md#gpu-contexts)."""
     import functools
 
     import torch

@@ -43,17 +43,12 @@ def parse_args(argv=None):
     p.add_argument("--no-val", action="store_true", help="skip validation")
     p.add_argument("--prefetch", type=int, default=None,
                    help="Sluice prefetch_queue_depth (default: 3 for sluice-gpu, else 2)")
-    # Training's defaults differ from the decoder's: nvJPEG's CUDA calls (about 4 per image on
-    # the hardware engines, 7 on the hybrid path) slow down the training loop's own kernel
-    # launches, while the CPU decoder makes none. On H100 hosts (16 cores), ResNet-18 got
-    # 95-99% of the synthetic ceiling decoding all on the CPU threads (67-88% on hosts whose
-    # CPU threads fell behind), about 87-90% with 15-20% on the hardware, 75-82% with nvJPEG's
-    # hybrid path and 90% on the hardware (bench/RESULTS.md section 4). The hardware
-    # submission also waits longer the more training work is queued in the process: 181 ms a
-    # batch next to ResNet-18 replayed as a CUDA graph, 4.9 ms alone (nvjpeg_under_load.py).
-    # Where the CPU threads fall behind, run under MPS with --loader-process
-    # --hw-decoder-load auto: the pipeline in its own process adds the hardware engines' supply
-    # (ResNet-18 graphed with 8 threads: 11,655 images/s against 7,507-8,517 in-process).
+    # Training's defaults differ from the decoder's: nvJPEG's CUDA calls slow down the training
+    # loop's own kernel launches and its hardware submission waits behind the training work
+    # queued in the process, while the CPU decoder makes no CUDA call per image
+    # (bench/RESULTS.md#train-cpu-decoding, #train-nvjpeg-cost, #gpu-busy-gpu). Where the CPU
+    # threads fall behind, run under MPS with --loader-process --hw-decoder-load auto: the
+    # pipeline in its own process adds the hardware engines' supply (#train-process-iterator).
     p.add_argument("--hw-decoder-load", default=0.0,
                    type=lambda v: v if v == "auto" else float(v),
                    help="sluice-gpu: share of each batch for the hardware JPEG decoder, or "
@@ -232,10 +227,9 @@ class GraphedStep:
     another shape (the last, partial one) runs eagerly.
 
     After a replay the loop waits, asleep, for the replay before it, so at most one more step
-    is queued behind the running one. Graph work queued in the process slows the loader's own
-    CUDA calls in proportion (bench/nvjpeg_hw_probe.cu); without the wait the loop queues a step
-    for every batch the loader has ready, and ResNet-18 trained 1.5-2% slower, with gaps of 1-2%
-    instead of 0 (bench/RESULTS.md section 4)."""
+    is queued behind the running one: graph work queued in the process slows the loader's own
+    CUDA calls in proportion, and without the wait the loop queues a step for every batch the
+    loader has ready (bench/RESULTS.md#train-cuda-graph)."""
 
     WARMUP = 3
 
@@ -421,7 +415,7 @@ def main(argv=None):
                     and not args.loader_process):
                 print("  the GPU waited for batches: this host's CPU threads decode too slowly "
                       "for the model. Under MPS, --loader-process --hw-decoder-load auto adds "
-                      "the hardware JPEG decoder (bench/RESULTS.md section 4).", flush=True)
+                      "the hardware JPEG decoder (bench/RESULTS.md#train-process-iterator).", flush=True)
             if args.json:
                 import json
 

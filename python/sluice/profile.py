@@ -93,10 +93,9 @@ def bottleneck_report(pipe):
                if (s["device"] == "cpu") == (stage == "cpu")]
         top = max(ops)[1] if ops else ""
         if stage == "gpu" and top.startswith("decoders"):
-            # Measured on an H100: the engines wait for nvJPEG's host-side submission, so a
-            # larger hardware share does not help past about 0.7 (bench/RESULTS.md section 3).
-            # One thread per process submits to the engines, under a per-process driver lock:
-            # several processes add supply where more threads do not (section 3).
+            # The engines wait for nvJPEG's host-side submission, one thread per process under a
+            # per-process driver lock: several processes add supply where more threads or a
+            # larger hardware share do not (bench/RESULTS.md#gpu-hw-share, #gpu-contexts).
             more = (f"add threads (now num_threads={ps['num_threads']}), "
                     if ps["num_threads"] < (os.cpu_count() or 1) else "")
             verdict = ("GPU decoding is the bottleneck: its host work (the hardware submission, "

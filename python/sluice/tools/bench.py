@@ -44,9 +44,8 @@ def add_parser(sub):
                    help="sweep Sluice's thread count, e.g. 1,2,4,8 (scaling efficiency)")
     p.add_argument("--processes", default="1",
                    help="run each Sluice loader with these numbers of pipeline processes, e.g. "
-                   "1,3: N > 1 splits the threads over N child processes, one shard each (on an "
-                   "H100 3 reach 30k images/s on slower hosts too, for about 2.5 GB of device "
-                   "memory each)")
+                   "1,3: N > 1 splits the threads over N child processes, one shard each (more "
+                   "hardware JPEG supply on a GPU, for a GPU context and buffers per process)")
     p.add_argument("--prefetch", type=int, default=0,
                    help="Sluice's prefetch_queue_depth (default: 3 from 12 threads, where the CPU "
                    "stage then runs 3 iterations at once; else 2)")
@@ -90,8 +89,8 @@ def sluice_pipeline(data, batch, threads, gpu_decode, use_gpu, train, prefetch, 
     """The benchmark's Sluice pipeline, not built (module level: a child process builds it too)."""
     from sluice import backend, fn, pipeline_def, types
 
-    # A depth of 3 pays only where the CPU stage then runs 3 iterations (from 12 threads); on 2
-    # cores it gave the same images/s for 270 MB more (bench/RESULTS.md section 6).
+    # A depth of 3 pays only where the CPU stage then runs 3 iterations (from 12 threads); below
+    # that it costs a batch of memory for nothing (bench/RESULTS.md#cpu-three-iterations).
     prefetch = prefetch or (3 if backend.default_cpu_workers(threads, 3) == 3 else 2)
 
     @pipeline_def(batch_size=batch, num_threads=threads, device_id=0 if use_gpu else None, seed=1,
@@ -102,12 +101,12 @@ def sluice_pipeline(data, batch, threads, gpu_decode, use_gpu, train, prefetch, 
         if gpu_decode:
             # The decoder's defaults: from 8 threads the CPU codec takes what the hardware decoder
             # does not. Next to training it takes everything: nvJPEG's CUDA calls slow the
-            # model's own launches (section 4; examples/imagenet/train.py does the same).
+            # model's own launches (bench/RESULTS.md#train-nvjpeg-cost; train.py does the same).
             extra = {"rest_decoder": "cpu", "hw_decoder_load": 0.0} if train else {}
             if num_shards > 1 and not train:
                 # A process's few threads would make "auto" take the hybrid path (below 8), with
                 # a fixed share; but every core decodes, and the CPU codec with a balanced share
-                # is faster there (3 x 5 threads: 33.8-36.7k images/s against 33.3-33.5k).
+                # is faster there (bench/RESULTS.md#loaders-processes).
                 extra["rest_decoder"] = "cpu"
             images = fn.decoders.image_random_crop(jpegs, device="mixed", name="Decoder", **extra)
             images = fn.resize(images, size=(224, 224))
@@ -127,7 +126,7 @@ def sluice_loader(data, batch, threads, gpu_decode, use_gpu, train, prefetch, pr
     """Through the PyTorch plugin, as a trainer takes it (a partial last batch: every image once
     per epoch). With processes > 1, one pipeline of threads // processes threads per child
     process, each over its own shard (ProcessIterator: each process has its own driver lock for
-    the hardware JPEG submission, bench/RESULTS.md section 3)."""
+    the hardware JPEG submission, bench/RESULTS.md#gpu-contexts)."""
     from sluice.plugin.pytorch import DALIGenericIterator, LastBatchPolicy, ProcessIterator
 
     kw = dict(reader_name="Reader", auto_reset=True, last_batch_policy=LastBatchPolicy.PARTIAL)
@@ -280,7 +279,8 @@ def measure(args):
     first = {"first_batch_shape": list(images.shape), "first_batch_dtype": str(images.dtype),
              "first_batch_device": str(images.device)}
     # Hold no warm-up batch while timing: a Sluice batch's buffer returns to the pipeline only
-    # when torch lets go of it, so a held one makes the pipeline allocate another (RSS + 147 MB).
+    # when torch lets go of it, so a held one makes the pipeline allocate another
+    # (bench/RESULTS.md#counting).
     del images
     collections.deque(it, maxlen=0)  # the rest of the warm-up epoch
     sync()

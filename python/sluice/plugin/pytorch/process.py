@@ -8,8 +8,7 @@
                           for k in range(3)], ["data", "label"], reader_name="Reader")
 
 Why: nvJPEG's hardware submission waits on a driver lock that CUDA-graph work queued in the same
-process holds (bench/RESULTS.md section 3: 4.9 ms a batch alone, 181 ms next to a graphed
-ResNet-18 step). In another process it does not share that lock; under MPS the two processes'
+process holds (bench/RESULTS.md#gpu-busy-gpu). In another process it does not share that lock; under MPS the two processes'
 kernels also run side by side (without MPS they take turns on the GPU, which costs the training).
 
 The child process builds the pipeline with ``pipeline_fn()`` (picklable: a module-level function
@@ -67,7 +66,8 @@ class ProcessIterator:
     this iterator applies itself.
 
     Several processes help where one process's hardware JPEG submission is the limit: each has
-    its own driver lock (bench/RESULTS.md section 3), for about 1.3-2 GB of device memory each."""
+    its own driver lock, for a GPU context and buffers of its own each
+    (bench/RESULTS.md#gpu-processes)."""
 
     def __init__(self, pipeline_fn, output_map, slots=4, auto_reset=False, **iterator_args):
         import torch.multiprocessing  # noqa: F401 - registers the tensor-sharing reductions
