@@ -14,6 +14,7 @@
 #include "sluice/codecs/nvjpeg/nvjpeg_check.h"
 #include "sluice/codecs/nvjpeg/nvjpeg_decoder.h"
 #include "sluice/codecs/nvjpeg/nvjpeg_decoder_impl.h"
+#include "sluice/codecs/nvjpeg/nvjpeg_policy.h"
 #include "sluice/core/error.h"
 
 namespace sluice::nvjpeg {
@@ -158,7 +159,8 @@ void NvjpegDecoder::Impl::decode(std::span<const DecodeRequest> batch, OutputCol
 // within [0.05, 0.95], so that both parts keep being measured.
 // Only where the rest is the caller's CPU decoding (HostDecode): the hybrid path's tasks end when
 // their GPU phases are queued, not done, so its time looks short and the share drifted to 0.35
-// with 11% fewer images/s than a fixed 0.7 (bench/RESULTS.md section 3, twelfth session).
+// with 11% fewer images/s than a fixed 0.7: bench/RESULTS.md (GPU pipeline, hardware share).
+// The step and the bounds are nvjpeg_policy.h's.
 void NvjpegDecoder::Impl::balance(double hw_ms, double rest_ms) {
   if (!hw_submitted_ || !hw_failure_.empty() || hybrid_list_.empty()) return;
   const double hw_per_image = hw_ms / static_cast<double>(hw_list_.size());
@@ -166,7 +168,9 @@ void NvjpegDecoder::Impl::balance(double hw_ms, double rest_ms) {
   if (hw_per_image <= 0 || rest_per_image <= 0) return;
   const double equal = rest_per_image / (hw_per_image + rest_per_image);
   const double load = load_.load(std::memory_order_relaxed);
-  load_.store(std::clamp(load + 0.25 * (equal - load), 0.05, 0.95), std::memory_order_relaxed);
+  load_.store(std::clamp(load + policy::kBalanceStep * (equal - load), policy::kMinBalancedLoad,
+                         policy::kMaxBalancedLoad),
+              std::memory_order_relaxed);
 }
 
 void NvjpegDecoder::Impl::launch(ThreadPool::TaskGroup& group, ThreadPool& pool,

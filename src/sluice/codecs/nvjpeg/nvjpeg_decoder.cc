@@ -13,6 +13,7 @@
 #include "sluice/codecs/nvjpeg/nvjpeg_allocator.h"
 #include "sluice/codecs/nvjpeg/nvjpeg_check.h"
 #include "sluice/codecs/nvjpeg/nvjpeg_decoder_impl.h"
+#include "sluice/codecs/nvjpeg/nvjpeg_policy.h"
 #include "sluice/core/error.h"
 
 namespace sluice::nvjpeg {
@@ -100,7 +101,7 @@ void NvjpegDecoder::Impl::init() {
     int lanes = opt_.hardware_lanes;
     if (lanes <= 0) {
       const char* env = std::getenv("SLUICE_NVJPEG_HW_LANES");
-      lanes = env && std::atoi(env) > 0 ? std::atoi(env) : 1;
+      lanes = env && std::atoi(env) > 0 ? std::atoi(env) : policy::kHardwareLanes;
     }
     hw_lanes_.resize(lanes);
     if (!opt_.hardware_setup_in_background) {
