@@ -7,8 +7,6 @@
 #include <algorithm>
 #include <chrono>
 #include <climits>
-#include <exception>
-#include <thread>
 
 #include "sluice/codecs/nvjpeg/nvjpeg_allocator.h"
 #include "sluice/codecs/nvjpeg/nvjpeg_check.h"
@@ -162,7 +160,7 @@ void NvjpegDecoder::Impl::decode(std::span<const DecodeRequest> batch, OutputCol
 // with 11% fewer images/s than a fixed 0.7: bench/RESULTS.md (GPU pipeline, hardware share).
 // The step and the bounds are nvjpeg_policy.h's.
 void NvjpegDecoder::Impl::balance(double hw_ms, double rest_ms) {
-  if (!hw_submitted_ || !hw_failure_.empty() || hybrid_list_.empty()) return;
+  if (!hw_.queued || !hw_failure_.empty() || hybrid_list_.empty()) return;
   const double hw_per_image = hw_ms / static_cast<double>(hw_list_.size());
   const double rest_per_image = rest_ms / static_cast<double>(hybrid_list_.size());
   if (hw_per_image <= 0 || rest_per_image <= 0) return;
@@ -194,12 +192,7 @@ void NvjpegDecoder::Impl::begin_batch(std::span<const DecodeRequest> batch, Outp
   batch_size_ = static_cast<int>(batch.size());
   format_ = to_nvjpeg_format(color);
   channels_ = output_channels(color);
-  params_.reserve(batch.size());
-  while (params_.size() < batch.size()) {
-    nvjpegDecodeParams_t p = nullptr;
-    SLUICE_NVJPEG_CHECK(nvjpegDecodeParamsCreate(handle_, &p));
-    params_.push_back(p);
-  }
+  grow_params(batch.size());
   samples_.assign(batch.size(), SampleState{});
   for (DecodeResult& r : results) {
     r = DecodeResult{};
@@ -208,148 +201,50 @@ void NvjpegDecoder::Impl::begin_batch(std::span<const DecodeRequest> batch, Outp
   hw_list_.clear();
   hybrid_list_.clear();
   retry_list_.clear();
-  hw_submitted_ = false;
+  hw_ = HwSubmission{};
   hw_failure_.clear();
   for (auto& ts : threads_) ts->active = false;
 
-  // Note [Hardware set-up in the background]
+  // Note [Hardware set-up in the background] (nvjpeg_hw_lanes.h)
   hw_possible_ = hw_ready() && hw_batch_size(batch_size_) > 0;
   if (hw_possible_) {  // Note [Hardware staging]
-    staging_index_ ^= 1;
-    staging_done_[staging_index_].synchronize();
     size_t total = 0;
     for (const DecodeRequest& r : batch) total += staged_size(r.size);
-    staging_[staging_index_].resize(std::max<size_t>(total, 1));
+    staging_ = lanes_->begin_staging(total);
     staged_bytes_ = 0;
   }
 }
 
 void NvjpegDecoder::Impl::submit_hardware() {
   if (hw_list_.empty()) return;
-  // The batched states are reused: their previous batch must have finished before they are
-  // re-initialized (DALI and nvImageCodec wait here too). Normally long done: it was submitted
-  // one decode() ago; hardware_wait_ms says how long this waits (engines slower than the rest).
-  const auto t0 = std::chrono::steady_clock::now();
-  hw_done_.synchronize();
-  // Note [Hardware writes ignore stream order]
-  // nvJPEG's batched hardware decoder writes the destinations while it is being called, whatever
-  // is still queued on its stream: waiting on entry_ there does not hold the writes back
-  // (NvjpegRobustness.WritesFollowWorkQueuedBeforeDecode; torchcodec pull request 1634 found it
-  // on H100 with nvJPEG 12.3 to 13.2). So the host waits until the caller's earlier work has run;
-  // in a pipeline that is the GPU stage still reading the previous batch out of these buffers.
-  entry_.synchronize();
-  hw_wait_ms_ =
-      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-  hw_submitted_ = true;
-  // Contiguous shares of the sorted hardware list, one per lane.
-  const int m = static_cast<int>(hw_list_.size());
-  const int lanes = std::min<int>(static_cast<int>(hw_lanes_.size()), m);
-  for (int l = 0; l < static_cast<int>(hw_lanes_.size()); ++l) {
-    HwLane& lane = hw_lanes_[l];
-    lane.samples.assign(hw_list_.begin() + (l < lanes ? int64_t(m) * l / lanes : m),
-                        hw_list_.begin() + (l < lanes ? int64_t(m) * (l + 1) / lanes : m));
+  std::vector<HwSample> samples(hw_list_.size());
+  for (size_t k = 0; k < hw_list_.size(); ++k) {
+    const int i = hw_list_[k];
+    const SampleState& st = samples_[i];
+    HwSample& h = samples[k];
+    h.staged = st.staged;
+    h.length = requests_[i].size;
+    h.dst = requests_[i].dst;
+    h.pitch = size_t(st.out_w) * size_t(channels_);
+    h.params = params_[i];
+    h.roi = st.roi;
+    h.use_roi = st.use_roi;
   }
-  // A CUDA failure on a helper thread is rethrown here: escaping the thread would end the process.
-  std::vector<std::exception_ptr> errors(lanes);
-  std::vector<std::thread> helpers;
-  for (int l = 1; l < lanes; ++l) {
-    helpers.emplace_back([this, l, &errors] {
-      try {
-        cuda::DeviceGuard guard(opt_.device);
-        submit_lane(hw_lanes_[l]);
-      } catch (...) {
-        errors[l] = std::current_exception();
+  lanes_->submit(samples, format_, entry_, hw_);
+  for (const HwSubmission::Part& part : hw_.parts) {
+    if (part.failure.empty()) {
+      for (int k = part.begin; k < part.end; ++k) {
+        set_decoded(results_[hw_list_[k]], DecodeRoute::kHardware);
       }
-    });
-  }
-  if (lanes > 0) {
-    try {
-      submit_lane(hw_lanes_[0]);
-    } catch (...) {
-      errors[0] = std::current_exception();
-    }
-  }
-  for (auto& t : helpers) t.join();
-  for (auto& e : errors) {
-    if (e) std::rethrow_exception(e);
-  }
-  for (int l = 0; l < lanes; ++l)
-    cuda::stream_wait_event(hw_stream_.get(), hw_lanes_[l].done.get());
-  // Recorded after a failure too: nvJPEG may have queued part of the work.
-  staging_done_[staging_index_].record(hw_stream_.get());
-  hw_done_.record(hw_stream_.get());
-  for (int l = 0; l < lanes; ++l) {
-    HwLane& lane = hw_lanes_[l];
-    if (lane.status == NVJPEG_STATUS_SUCCESS) {
-      for (int i : lane.samples) set_decoded(results_[i], DecodeRoute::kHardware);
       continue;
     }
-    hw_failure_ = make_string(lanes > 1 ? make_string("lane ", l, ": ") : std::string(), lane.phase,
-                              " for ", lane.samples.size(), " samples returned ",
-                              nvjpeg_status_name(lane.status), lane.allocation_failure);
-    for (int i : lane.samples) {
+    hw_failure_ = part.failure;
+    for (int k = part.begin; k < part.end; ++k) {
+      const int i = hw_list_[k];
       retry_list_.push_back(i);
       samples_[i].plan = Plan::kHybrid;
     }
   }
-}
-
-void NvjpegDecoder::Impl::submit_lane(HwLane& lane) {
-  const int m = static_cast<int>(lane.samples.size());
-  lane.data.resize(m);
-  lane.lengths.resize(m);
-  lane.dst.resize(m);
-  lane.params.resize(m);
-  for (int k = 0; k < m; ++k) {
-    const int i = lane.samples[k];
-    lane.data[k] = samples_[i].staged;
-    lane.lengths[k] = requests_[i].size;
-    lane.dst[k] = nvjpegImage_t{};
-    lane.dst[k].channel[0] = requests_[i].dst;
-    lane.dst[k].pitch[0] = size_t(samples_[i].out_w) * size_t(channels_);
-    if (lane.handle == handle_) {
-      lane.params[k] = params_[i];
-      continue;
-    }
-    // Parameters belong to their handle: this lane's own, set like params_[i].
-    if (lane.own_params.size() <= static_cast<size_t>(k)) {
-      nvjpegDecodeParams_t p = nullptr;
-      lane.status = nvjpegDecodeParamsCreate(lane.handle, &p);
-      if (lane.status != NVJPEG_STATUS_SUCCESS) {
-        lane.phase = "nvjpegDecodeParamsCreate";
-        return lane.done.record(lane.stream.get());
-      }
-      lane.own_params.push_back(p);
-    }
-    nvjpegDecodeParams_t p = lane.own_params[k];
-    const Roi& r = samples_[i].roi;
-    lane.status = nvjpegDecodeParamsSetOutputFormat(p, format_);
-    if (lane.status == NVJPEG_STATUS_SUCCESS) {
-      lane.status = samples_[i].use_roi ? nvjpegDecodeParamsSetROI(p, r.x, r.y, r.w, r.h)
-                                        : nvjpegDecodeParamsSetROI(p, 0, 0, -1, -1);
-    }
-    if (lane.status != NVJPEG_STATUS_SUCCESS) {
-      lane.phase = "nvjpegDecodeParamsSet";
-      return lane.done.record(lane.stream.get());
-    }
-    lane.params[k] = p;
-  }
-  // No stream_wait_event on entry_: submit_hardware() waited for it on the host (Note [Hardware
-  // writes ignore stream order]).
-  lane.phase = "nvjpegDecodeBatchedInitialize";
-  // max_cpu_threads is not used by the hardware backend (DALI passes 1 as well).
-  lane.status = nvjpegDecodeBatchedInitialize(lane.handle, lane.state, m, 1, format_);
-  if (lane.status == NVJPEG_STATUS_SUCCESS) {
-    lane.phase = "nvjpegDecodeBatchedEx";
-    lane.status = nvjpegDecodeBatchedEx(lane.handle, lane.state, lane.data.data(),
-                                        lane.lengths.data(), lane.dst.data(), lane.params.data(),
-                                        static_cast<cudaStream_t>(lane.stream.get()));
-  }
-  // The allocators' reason is kept per thread: read it on this one.
-  lane.allocation_failure = lane.status == NVJPEG_STATUS_ALLOCATOR_FAILURE
-                                ? make_string(" (", take_allocation_failure(), ")")
-                                : std::string();
-  lane.done.record(lane.stream.get());
 }
 
 void NvjpegDecoder::Impl::begin_slot(int slot, bool after_hardware) {
@@ -360,7 +255,7 @@ void NvjpegDecoder::Impl::begin_slot(int slot, bool after_hardware) {
     ts.active = true;
   }
   // A retried sample's destination may have been partly written by the hardware stream.
-  if (after_hardware) cuda::stream_wait_event(ts.stream.get(), hw_done_.get());
+  if (after_hardware) cuda::stream_wait_event(ts.stream.get(), lanes_->done());
 }
 
 void NvjpegDecoder::Impl::decode_hybrid(int slot, int i, bool retry) {
@@ -426,7 +321,7 @@ void NvjpegDecoder::Impl::join(cuda::StreamHandle stream) {
     ts->join.record(ts->stream.get());
     cuda::stream_wait_event(stream, ts->join.get());
   }
-  if (hw_submitted_) cuda::stream_wait_event(stream, hw_done_.get());
+  if (hw_.queued) cuda::stream_wait_event(stream, lanes_->done());
 }
 
 void NvjpegDecoder::Impl::account() {
@@ -457,9 +352,8 @@ void NvjpegDecoder::Impl::account() {
   stats_.parse_ms += parse_ms_;
   stats_.decode_ms += decode_ms_;
   stats_.hardware_submit_ms += hw_submit_ms_;
-  stats_.hardware_wait_ms += hw_wait_ms_;
+  stats_.hardware_wait_ms += hw_.wait_ms;
   hw_submit_ms_ = 0;
-  hw_wait_ms_ = 0;
   stats_.batches += 1;
   stats_.samples += static_cast<uint64_t>(batch_size_);
   stats_.hardware += d.hardware;

@@ -107,7 +107,7 @@ struct NvjpegDecoderOptions {
   // stream. nvjpegDecodeBatchedEx spends its time on the calling thread (CPU time equals wall
   // time), and concurrent calls slow each other down: with the mixed stage on a thread of its
   // own, one lane is fastest on the H100 (bench/RESULTS.md section 3). 0: SLUICE_NVJPEG_HW_LANES
-  // or policy::kHardwareLanes (1).
+  // or policy::kHardwareLanes (1). The lanes are nvjpeg_hw_lanes.h's.
   int hardware_lanes = 0;
   // Create the hardware decoder's states on a background thread; until they are ready (about
   // 0.6 s on an H100) batches use the hybrid path. The constructor then returns sooner, so a

@@ -10,6 +10,7 @@
 #include "sluice/codecs/nvjpeg/nvjpeg_check.h"
 #include "sluice/codecs/nvjpeg/nvjpeg_decoder.h"
 #include "sluice/codecs/nvjpeg/nvjpeg_decoder_impl.h"
+#include "sluice/codecs/nvjpeg/nvjpeg_hw_lanes.h"
 #include "sluice/core/error.h"
 
 namespace sluice::nvjpeg {
@@ -203,9 +204,9 @@ void NvjpegDecoder::Impl::parse_sample(int slot, int i) {
   if (hw_possible_ && hw_subsampling && header.hardware_safe()) {
     int unsupported = -1;  // nvJPEG sets 0 when the hardware decoder can take the stream
     st = nvjpegDecodeBatchedSupportedEx(handle_, js, p, &unsupported);
-    if (st == NVJPEG_STATUS_SUCCESS && unsupported == 0) {
+    if (st == NVJPEG_STATUS_SUCCESS && unsupported == 0) {  // Note [Hardware staging]
       size_t offset = staged_bytes_.fetch_add(staged_size(req.size));
-      auto* staged = static_cast<uint8_t*>(staging_[staging_index_].data()) + offset;
+      uint8_t* staged = staging_ + offset;
       std::memcpy(staged, req.data, req.size);
       s.staged = staged;
       s.hw_candidate = true;
