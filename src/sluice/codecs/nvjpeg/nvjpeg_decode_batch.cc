@@ -1,12 +1,16 @@
-// One batch of NvjpegDecoder: parse and route (nvjpeg_parse.cc), decode (hybrid path on the
-// pool while the calling thread submits the hardware sub-batch), join. The overview is in
+// One batch of NvjpegDecoder (BatchDecode, nvjpeg_decode_batch.h): parse and route
+// (nvjpeg_parse.cc), decode (hybrid path on the pool while the calling thread submits the
+// hardware sub-batch to the lanes, nvjpeg_hw_lanes.cc), join. The overview is in
 // nvjpeg_decoder.h.
+
+#include "sluice/codecs/nvjpeg/nvjpeg_decode_batch.h"
 
 #include <cuda_runtime.h>
 
 #include <algorithm>
 #include <chrono>
 #include <climits>
+#include <mutex>
 
 #include "sluice/codecs/nvjpeg/nvjpeg_allocator.h"
 #include "sluice/codecs/nvjpeg/nvjpeg_check.h"
@@ -76,8 +80,37 @@ void NvjpegDecoder::Impl::decode(std::span<const DecodeRequest> batch, OutputCol
                " threads but the decoder has num_thread_states=", opt_.num_thread_states);
   if (batch.empty()) return;
   cuda::DeviceGuard guard(opt_.device);
-  begin_batch(batch, color, results);
-  entry_.record(stream);
+  BatchDecode(*this, batch, color, results).run(pool, stream, host);
+}
+
+NvjpegDecoder::Impl::BatchDecode::BatchDecode(Impl& decoder, std::span<const DecodeRequest> batch,
+                                              OutputColor color, std::span<DecodeResult> results)
+    : d_(decoder),
+      requests_(batch.data()),
+      results_(results.data()),
+      batch_size_(static_cast<int>(batch.size())),
+      format_(to_nvjpeg_format(color)),
+      channels_(output_channels(color)) {
+  d_.grow_params(batch.size());
+  samples_.assign(batch.size(), SampleState{});
+  for (DecodeResult& r : results) {
+    r = DecodeResult{};
+    r.message = "not processed";  // overwritten by every path; kept if a CUDA failure aborts
+  }
+  active_.assign(d_.threads_.size(), 0);
+
+  // Note [Hardware set-up in the background] (nvjpeg_hw_lanes.h)
+  hw_possible_ = d_.hw_ready() && d_.hw_batch_size(batch_size_) > 0;
+  if (hw_possible_) {  // Note [Hardware staging]
+    size_t total = 0;
+    for (const DecodeRequest& r : batch) total += staged_size(r.size);
+    staging_ = d_.lanes_->begin_staging(total);
+  }
+}
+
+void NvjpegDecoder::Impl::BatchDecode::run(ThreadPool& pool, cuda::StreamHandle stream,
+                                           const HostDecode* host) {
+  d_.entry_.record(stream);
   using Clock = std::chrono::steady_clock;
   auto ms_since = [](Clock::time_point t) {
     return std::chrono::duration<double, std::milli>(Clock::now() - t).count();
@@ -119,7 +152,7 @@ void NvjpegDecoder::Impl::decode(std::span<const DecodeRequest> batch, OutputCol
       const double hw_ms = ms_since(t_decode);
       group.wait();
       const auto rest = Clock::time_point(Clock::duration(rest_end.load()));
-      if (opt_.balance_hw_load && host) {
+      if (d_.opt_.balance_hw_load && host) {
         balance(hw_ms, std::chrono::duration<double, std::milli>(rest - t_decode).count());
       }
     }
@@ -159,63 +192,33 @@ void NvjpegDecoder::Impl::decode(std::span<const DecodeRequest> batch, OutputCol
 // their GPU phases are queued, not done, so its time looks short and the share drifted to 0.35
 // with 11% fewer images/s than a fixed 0.7: bench/RESULTS.md (GPU pipeline, hardware share).
 // The step and the bounds are nvjpeg_policy.h's.
-void NvjpegDecoder::Impl::balance(double hw_ms, double rest_ms) {
+void NvjpegDecoder::Impl::BatchDecode::balance(double hw_ms, double rest_ms) {
   if (!hw_.queued || !hw_failure_.empty() || hybrid_list_.empty()) return;
   const double hw_per_image = hw_ms / static_cast<double>(hw_list_.size());
   const double rest_per_image = rest_ms / static_cast<double>(hybrid_list_.size());
   if (hw_per_image <= 0 || rest_per_image <= 0) return;
   const double equal = rest_per_image / (hw_per_image + rest_per_image);
-  const double load = load_.load(std::memory_order_relaxed);
-  load_.store(std::clamp(load + policy::kBalanceStep * (equal - load), policy::kMinBalancedLoad,
-                         policy::kMaxBalancedLoad),
-              std::memory_order_relaxed);
+  const double load = d_.load_.load(std::memory_order_relaxed);
+  d_.load_.store(std::clamp(load + policy::kBalanceStep * (equal - load), policy::kMinBalancedLoad,
+                            policy::kMaxBalancedLoad),
+                 std::memory_order_relaxed);
 }
 
-void NvjpegDecoder::Impl::launch(ThreadPool::TaskGroup& group, ThreadPool& pool,
-                                 std::atomic<int>& next, int count,
-                                 const std::function<void(int, int)>& body) {
+void NvjpegDecoder::Impl::BatchDecode::launch(ThreadPool::TaskGroup& group, ThreadPool& pool,
+                                              std::atomic<int>& next, int count,
+                                              const std::function<void(int, int)>& body) {
   int tasks = std::min(count, pool.num_threads());
   for (int t = 0; t < tasks; ++t) {
     group.submit([this, &next, count, body](int slot) {
-      SLUICE_ENFORCE(slot >= 0 && slot < static_cast<int>(threads_.size()), "pool thread index ",
+      SLUICE_ENFORCE(slot >= 0 && slot < static_cast<int>(d_.threads_.size()), "pool thread index ",
                      slot, " has no nvJPEG state");
-      cuda::DeviceGuard guard(opt_.device);
+      cuda::DeviceGuard guard(d_.opt_.device);
       for (int k = next.fetch_add(1); k < count; k = next.fetch_add(1)) body(k, slot);
     });
   }
 }
 
-void NvjpegDecoder::Impl::begin_batch(std::span<const DecodeRequest> batch, OutputColor color,
-                                      std::span<DecodeResult> results) {
-  requests_ = batch.data();
-  results_ = results.data();
-  batch_size_ = static_cast<int>(batch.size());
-  format_ = to_nvjpeg_format(color);
-  channels_ = output_channels(color);
-  grow_params(batch.size());
-  samples_.assign(batch.size(), SampleState{});
-  for (DecodeResult& r : results) {
-    r = DecodeResult{};
-    r.message = "not processed";  // overwritten by every path; kept if a CUDA failure aborts
-  }
-  hw_list_.clear();
-  hybrid_list_.clear();
-  retry_list_.clear();
-  hw_ = HwSubmission{};
-  hw_failure_.clear();
-  for (auto& ts : threads_) ts->active = false;
-
-  // Note [Hardware set-up in the background] (nvjpeg_hw_lanes.h)
-  hw_possible_ = hw_ready() && hw_batch_size(batch_size_) > 0;
-  if (hw_possible_) {  // Note [Hardware staging]
-    size_t total = 0;
-    for (const DecodeRequest& r : batch) total += staged_size(r.size);
-    staging_ = lanes_->begin_staging(total);
-    staged_bytes_ = 0;
-  }
-}
-
-void NvjpegDecoder::Impl::submit_hardware() {
+void NvjpegDecoder::Impl::BatchDecode::submit_hardware() {
   if (hw_list_.empty()) return;
   std::vector<HwSample> samples(hw_list_.size());
   for (size_t k = 0; k < hw_list_.size(); ++k) {
@@ -226,11 +229,11 @@ void NvjpegDecoder::Impl::submit_hardware() {
     h.length = requests_[i].size;
     h.dst = requests_[i].dst;
     h.pitch = size_t(st.out_w) * size_t(channels_);
-    h.params = params_[i];
+    h.params = d_.params_[i];
     h.roi = st.roi;
     h.use_roi = st.use_roi;
   }
-  lanes_->submit(samples, format_, entry_, hw_);
+  d_.lanes_->submit(samples, format_, d_.entry_, hw_);
   for (const HwSubmission::Part& part : hw_.parts) {
     if (part.failure.empty()) {
       for (int k = part.begin; k < part.end; ++k) {
@@ -247,19 +250,19 @@ void NvjpegDecoder::Impl::submit_hardware() {
   }
 }
 
-void NvjpegDecoder::Impl::begin_slot(int slot, bool after_hardware) {
-  ThreadState& ts = *threads_[slot];
-  if (!ts.active) {
+void NvjpegDecoder::Impl::BatchDecode::begin_slot(int slot, bool after_hardware) {
+  ThreadState& ts = *d_.threads_[slot];
+  if (!active_[slot]) {
     // Work queued on the caller's stream before decode() (e.g. producing the destinations).
-    cuda::stream_wait_event(ts.stream.get(), entry_.get());
-    ts.active = true;
+    cuda::stream_wait_event(ts.stream.get(), d_.entry_.get());
+    active_[slot] = 1;
   }
   // A retried sample's destination may have been partly written by the hardware stream.
-  if (after_hardware) cuda::stream_wait_event(ts.stream.get(), lanes_->done());
+  if (after_hardware) cuda::stream_wait_event(ts.stream.get(), d_.lanes_->done());
 }
 
-void NvjpegDecoder::Impl::decode_hybrid(int slot, int i, bool retry) {
-  ThreadState& ts = *threads_[slot];
+void NvjpegDecoder::Impl::BatchDecode::decode_hybrid(int slot, int i, bool retry) {
+  ThreadState& ts = *d_.threads_[slot];
   const DecodeRequest& req = requests_[i];
   DecodeResult& res = results_[i];
   const SampleState& s = samples_[i];
@@ -273,13 +276,13 @@ void NvjpegDecoder::Impl::decode_hybrid(int slot, int i, bool retry) {
   PageState& previous = ts.pages[current ^ 1];  // this thread's previous sample
   page.done.synchronize();
 
-  nvjpegStatus_t st = nvjpegJpegStreamParse(handle_, req.data, req.size, 0, 0, page.jpeg_stream);
+  nvjpegStatus_t st = nvjpegJpegStreamParse(d_.handle_, req.data, req.size, 0, 0, page.jpeg_stream);
   if (st != NVJPEG_STATUS_SUCCESS) return set_parse_failure(res, "nvjpegJpegStreamParse", st, note);
   int b = kHybridCpu;
   if (s.gpu_huffman) {
     // GPU Huffman decoding handles fewer stream layouts: ask first, else keep CPU Huffman.
     int unsupported = 1;
-    st = nvjpegDecoderJpegSupported(ts.decoders[kHybridGpu], page.jpeg_stream, params_[i],
+    st = nvjpegDecoderJpegSupported(ts.decoders[kHybridGpu], page.jpeg_stream, d_.params_[i],
                                     &unsupported);
     if (st == NVJPEG_STATUS_SUCCESS && unsupported == 0) b = kHybridGpu;
   }
@@ -291,7 +294,7 @@ void NvjpegDecoder::Impl::decode_hybrid(int slot, int i, bool retry) {
   if (st != NVJPEG_STATUS_SUCCESS) {
     return set_failure(res, "nvjpegStateAttachPinnedBuffer", st, note);
   }
-  st = nvjpegDecodeJpegHost(handle_, decoder, state, params_[i], page.jpeg_stream);
+  st = nvjpegDecodeJpegHost(d_.handle_, decoder, state, d_.params_[i], page.jpeg_stream);
   if (st != NVJPEG_STATUS_SUCCESS) return set_failure(res, "nvjpegDecodeJpegHost", st, note);
 
   auto stream = static_cast<cudaStream_t>(ts.stream.get());
@@ -300,14 +303,14 @@ void NvjpegDecoder::Impl::decode_hybrid(int slot, int i, bool retry) {
   st = nvjpegStateAttachDeviceBuffer(state, ts.device_buffer);
   if (st == NVJPEG_STATUS_SUCCESS) {
     phase = "nvjpegDecodeJpegTransferToDevice";
-    st = nvjpegDecodeJpegTransferToDevice(handle_, decoder, state, page.jpeg_stream, stream);
+    st = nvjpegDecodeJpegTransferToDevice(d_.handle_, decoder, state, page.jpeg_stream, stream);
   }
   if (st == NVJPEG_STATUS_SUCCESS) {
     phase = "nvjpegDecodeJpegDevice";
     nvjpegImage_t image{};
     image.channel[0] = req.dst;
     image.pitch[0] = size_t(s.out_w) * size_t(channels_);
-    st = nvjpegDecodeJpegDevice(handle_, decoder, state, &image, stream);
+    st = nvjpegDecodeJpegDevice(d_.handle_, decoder, state, &image, stream);
   }
   // Whatever was queued, succeeded or not, must finish before this page is written again.
   page.done.record(ts.stream.get());
@@ -315,16 +318,17 @@ void NvjpegDecoder::Impl::decode_hybrid(int slot, int i, bool retry) {
   set_decoded(res, b == kHybridGpu ? DecodeRoute::kGpuHybrid : DecodeRoute::kHybrid);
 }
 
-void NvjpegDecoder::Impl::join(cuda::StreamHandle stream) {
-  for (auto& ts : threads_) {
-    if (!ts->active) continue;
-    ts->join.record(ts->stream.get());
-    cuda::stream_wait_event(stream, ts->join.get());
+void NvjpegDecoder::Impl::BatchDecode::join(cuda::StreamHandle stream) {
+  for (size_t slot = 0; slot < active_.size(); ++slot) {
+    if (!active_[slot]) continue;
+    ThreadState& ts = *d_.threads_[slot];
+    ts.join.record(ts.stream.get());
+    cuda::stream_wait_event(stream, ts.join.get());
   }
-  if (hw_.queued) cuda::stream_wait_event(stream, lanes_->done());
+  if (hw_.queued) cuda::stream_wait_event(stream, d_.lanes_->done());
 }
 
-void NvjpegDecoder::Impl::account() {
+void NvjpegDecoder::Impl::BatchDecode::account() {
   NvjpegDecoderStats d;
   for (int i = 0; i < batch_size_; ++i) {
     switch (results_[i].route) {
@@ -348,23 +352,23 @@ void NvjpegDecoder::Impl::account() {
         break;
     }
   }
-  std::lock_guard<std::mutex> lk(stats_mu_);
-  stats_.parse_ms += parse_ms_;
-  stats_.decode_ms += decode_ms_;
-  stats_.hardware_submit_ms += hw_submit_ms_;
-  stats_.hardware_wait_ms += hw_.wait_ms;
-  hw_submit_ms_ = 0;
-  stats_.batches += 1;
-  stats_.samples += static_cast<uint64_t>(batch_size_);
-  stats_.hardware += d.hardware;
-  stats_.hybrid += d.hybrid;
-  stats_.gpu_hybrid += d.gpu_hybrid;
-  stats_.host += d.host;
-  stats_.fallback += d.fallback;
-  stats_.failed += d.failed;
+  std::lock_guard<std::mutex> lk(d_.stats_mu_);
+  NvjpegDecoderStats& stats = d_.stats_;
+  stats.parse_ms += parse_ms_;
+  stats.decode_ms += decode_ms_;
+  stats.hardware_submit_ms += hw_submit_ms_;
+  stats.hardware_wait_ms += hw_.wait_ms;
+  stats.batches += 1;
+  stats.samples += static_cast<uint64_t>(batch_size_);
+  stats.hardware += d.hardware;
+  stats.hybrid += d.hybrid;
+  stats.gpu_hybrid += d.gpu_hybrid;
+  stats.host += d.host;
+  stats.fallback += d.fallback;
+  stats.failed += d.failed;
   if (!hw_failure_.empty()) {
-    stats_.hardware_batch_failures += 1;
-    stats_.last_hardware_failure = hw_failure_;
+    stats.hardware_batch_failures += 1;
+    stats.last_hardware_failure = hw_failure_;
   }
 }
 

@@ -1,13 +1,12 @@
 #pragma once
-// Internal: the state behind NvjpegDecoder, shared by nvjpeg_decoder.cc (set-up, tear-down) and
-// nvjpeg_decode_batch.cc and nvjpeg_parse.cc (one batch). Not a public header: it includes
-// nvjpeg.h.
+// Internal: the long-lived state behind NvjpegDecoder, what lasts from one batch to the next
+// (handles, per-thread states, reused parameters, the hardware lanes, the balanced share,
+// statistics). Set up and torn down in nvjpeg_decoder.cc; each decode() call makes a BatchDecode
+// (nvjpeg_decode_batch.h) for what lasts one batch. Not a public header: it includes nvjpeg.h.
 
 #include <nvjpeg.h>
 
 #include <atomic>
-#include <cstdint>
-#include <functional>
 #include <memory>
 #include <mutex>
 #include <span>
@@ -17,7 +16,6 @@
 #include "sluice/codecs/nvjpeg/nvjpeg_decoder.h"
 #include "sluice/codecs/nvjpeg/nvjpeg_hw_lanes.h"
 #include "sluice/cuda/cuda_api.h"
-#include "sluice/parallel/thread_pool.h"
 
 namespace sluice::nvjpeg {
 
@@ -63,23 +61,7 @@ struct ThreadState {
   PageState pages[2];
   int next_page = 0;
   cuda::Stream stream;
-  cuda::Event join;     // recorded at the end of a batch; the caller's stream waits for it
-  bool active = false;  // queued work in this batch (waited for the entry event; to be joined)
-};
-
-enum class Plan : uint8_t { kNone, kHardware, kHybrid };
-
-// Per-sample facts from the parse phase.
-struct SampleState {
-  Plan plan = Plan::kNone;  // kNone: the result is final (fallback or error)
-  bool hw_candidate = false;
-  bool gpu_huffman = false;
-  int css_score = 0;  // DALI's ordering: 4:4:4 first, unknown last
-  int out_w = 0;
-  int out_h = 0;
-  const uint8_t* staged = nullptr;  // pinned copy for the hardware decoder
-  Roi roi;                          // the decoded region (whole image: use_roi false)
-  bool use_roi = false;
+  cuda::Event join;  // recorded at the end of a batch; the caller's stream waits for it
 };
 
 struct NvjpegDecoder::Impl {
@@ -103,25 +85,12 @@ struct NvjpegDecoder::Impl {
   // Parameters for the samples [0, n), created on first use and kept.
   void grow_params(size_t n);
 
-  // --- one batch (nvjpeg_decode_batch.cc; parse_sample and route: nvjpeg_parse.cc) ---
+  // --- one batch: checks the arguments, then a BatchDecode does the work ---
+  class BatchDecode;  // nvjpeg_decode_batch.h
   void decode(std::span<const DecodeRequest> batch, OutputColor color, ThreadPool& pool,
               cuda::StreamHandle stream, std::span<DecodeResult> results, const HostDecode* host);
-  void begin_batch(std::span<const DecodeRequest> batch, OutputColor color,
-                   std::span<DecodeResult> results);
-  void parse_sample(int slot, int i);
-  void route();
-  void submit_hardware();
-  void begin_slot(int slot, bool after_hardware);
-  void decode_hybrid(int slot, int i, bool retry);
-  void join(cuda::StreamHandle stream);
-  void account();
-  void balance(double hw_ms, double rest_ms);  // Note [Balancing the hardware share]
-  // Submits up to pool.num_threads() tasks that share items [0, count) in order.
-  void launch(ThreadPool::TaskGroup& group, ThreadPool& pool, std::atomic<int>& next, int count,
-              const std::function<void(int item, int slot)>& body);
 
   const NvjpegDecoderOptions opt_;
-  double parse_ms_ = 0, decode_ms_ = 0, hw_submit_ms_ = 0;  // this batch's phases
   // The hardware share of the next batch; moves with balance_hw_load (Note [Balancing the
   // hardware share] in nvjpeg_decode_batch.cc).
   std::atomic<double> load_;
@@ -141,22 +110,6 @@ struct NvjpegDecoder::Impl {
   std::vector<std::unique_ptr<ThreadState>> threads_;
   std::vector<nvjpegDecodeParams_t> params_;  // by sample index, grown on demand
   cuda::Event entry_;  // recorded on the caller's stream when decode() starts
-
-  // Current batch (valid during decode()).
-  const DecodeRequest* requests_ = nullptr;
-  DecodeResult* results_ = nullptr;
-  int batch_size_ = 0;
-  nvjpegOutputFormat_t format_ = NVJPEG_OUTPUT_RGBI;
-  int channels_ = 3;
-  bool hw_possible_ = false;    // this batch may use the hardware decoder
-  uint8_t* staging_ = nullptr;  // the batch's staging buffer (Note [Hardware staging])
-  std::atomic<size_t> staged_bytes_{0};
-  HwSubmission hw_;         // what the lanes did; hw_.queued: the caller's stream joins them
-  std::string hw_failure_;  // why nvJPEG rejected the hardware sub-batch
-  std::vector<SampleState> samples_;
-  std::vector<int> hw_list_;
-  std::vector<int> hybrid_list_;
-  std::vector<int> retry_list_;  // hardware samples to decode again on the hybrid path
 
   mutable std::mutex stats_mu_;
   NvjpegDecoderStats stats_;
