@@ -91,8 +91,9 @@ class HardwareLanes {
   // submission before last that read it has finished.
   uint8_t* begin_staging(size_t bytes);
   // Submits `samples` in contiguous shares, one per lane, and returns when every lane's call has
-  // returned (the engines may still be writing). Per-sample failures are nvJPEG's statuses in
-  // `out`; only CUDA failures throw.
+  // returned (the engines may still be writing). First waits on the host for the previous
+  // submission and for `entry` (Note [Hardware writes ignore stream order]). A lane's share that
+  // nvJPEG rejects as a whole is reported in `out`; only CUDA failures throw. No samples: no-op.
   void submit(std::span<const HwSample> samples, nvjpegOutputFormat_t format,
               const cuda::Event& entry, HwSubmission& out);
   // Recorded on the hardware stream after the last submission's work.
