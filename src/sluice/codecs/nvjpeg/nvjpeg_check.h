@@ -3,7 +3,8 @@
 //
 // SLUICE_NVJPEG_CHECK(expr) throws for calls whose failure is not tied to one sample (handle,
 // state and buffer set-up). Per-sample decode statuses are never thrown: they are classified
-// with nvjpeg_status_needs_fallback() and reported in that sample's DecodeResult.
+// with nvjpeg_status_needs_fallback() and reported in that sample's DecodeResult. Tear-down
+// checks with release_check(), which reports and goes on.
 
 #include <nvjpeg.h>
 
@@ -11,6 +12,7 @@
 
 #include "sluice/codecs/nvjpeg/nvjpeg_allocator.h"
 #include "sluice/core/error.h"
+#include "sluice/cuda/cuda_api.h"
 
 namespace sluice::nvjpeg {
 
@@ -68,6 +70,11 @@ inline bool nvjpeg_status_needs_fallback(nvjpegStatus_t s) {
   }
   throw CudaError(msg);
 }
+
+// Tear-down must not throw: these report a failure on stderr and go on releasing the rest
+// (nvjpeg_decoder.cc).
+void release_check(nvjpegStatus_t s, const char* what);
+void synchronize_quietly(const cuda::Stream& s);
 
 }  // namespace sluice::nvjpeg
 

@@ -1,19 +1,22 @@
-// One batch of NvjpegDecoder: parse and route (nvjpeg_parse.cc), decode (hybrid path on the
-// pool while the calling thread submits the hardware sub-batch), join. The overview is in
+// One batch of NvjpegDecoder (BatchDecode, nvjpeg_decode_batch.h): parse and route
+// (nvjpeg_parse.cc), decode (hybrid path on the pool while the calling thread submits the
+// hardware sub-batch to the lanes, nvjpeg_hw_lanes.cc), join. The overview is in
 // nvjpeg_decoder.h.
+
+#include "sluice/codecs/nvjpeg/nvjpeg_decode_batch.h"
 
 #include <cuda_runtime.h>
 
 #include <algorithm>
 #include <chrono>
 #include <climits>
-#include <exception>
-#include <thread>
+#include <mutex>
 
 #include "sluice/codecs/nvjpeg/nvjpeg_allocator.h"
 #include "sluice/codecs/nvjpeg/nvjpeg_check.h"
 #include "sluice/codecs/nvjpeg/nvjpeg_decoder.h"
 #include "sluice/codecs/nvjpeg/nvjpeg_decoder_impl.h"
+#include "sluice/codecs/nvjpeg/nvjpeg_policy.h"
 #include "sluice/core/error.h"
 
 namespace sluice::nvjpeg {
@@ -77,8 +80,37 @@ void NvjpegDecoder::Impl::decode(std::span<const DecodeRequest> batch, OutputCol
                " threads but the decoder has num_thread_states=", opt_.num_thread_states);
   if (batch.empty()) return;
   cuda::DeviceGuard guard(opt_.device);
-  begin_batch(batch, color, results);
-  entry_.record(stream);
+  BatchDecode(*this, batch, color, results).run(pool, stream, host);
+}
+
+NvjpegDecoder::Impl::BatchDecode::BatchDecode(Impl& decoder, std::span<const DecodeRequest> batch,
+                                              OutputColor color, std::span<DecodeResult> results)
+    : d_(decoder),
+      requests_(batch.data()),
+      results_(results.data()),
+      batch_size_(static_cast<int>(batch.size())),
+      format_(to_nvjpeg_format(color)),
+      channels_(output_channels(color)) {
+  d_.grow_params(batch.size());
+  samples_.assign(batch.size(), SampleState{});
+  for (DecodeResult& r : results) {
+    r = DecodeResult{};
+    r.message = "not processed";  // overwritten by every path; kept if a CUDA failure aborts
+  }
+  active_.assign(d_.threads_.size(), 0);
+
+  // Note [Hardware set-up in the background] (nvjpeg_hw_lanes.h)
+  hw_possible_ = d_.hw_ready() && d_.hw_batch_size(batch_size_) > 0;
+  if (hw_possible_) {  // Note [Hardware staging]
+    size_t total = 0;
+    for (const DecodeRequest& r : batch) total += staged_size(r.size);
+    staging_ = d_.lanes_->begin_staging(total);
+  }
+}
+
+void NvjpegDecoder::Impl::BatchDecode::run(ThreadPool& pool, cuda::StreamHandle stream,
+                                           const HostDecode* host) {
+  d_.entry_.record(stream);
   using Clock = std::chrono::steady_clock;
   auto ms_since = [](Clock::time_point t) {
     return std::chrono::duration<double, std::milli>(Clock::now() - t).count();
@@ -120,7 +152,7 @@ void NvjpegDecoder::Impl::decode(std::span<const DecodeRequest> batch, OutputCol
       const double hw_ms = ms_since(t_decode);
       group.wait();
       const auto rest = Clock::time_point(Clock::duration(rest_end.load()));
-      if (opt_.balance_hw_load && host) {
+      if (d_.opt_.balance_hw_load && host) {
         balance(hw_ms, std::chrono::duration<double, std::milli>(rest - t_decode).count());
       }
     }
@@ -158,209 +190,79 @@ void NvjpegDecoder::Impl::decode(std::span<const DecodeRequest> batch, OutputCol
 // within [0.05, 0.95], so that both parts keep being measured.
 // Only where the rest is the caller's CPU decoding (HostDecode): the hybrid path's tasks end when
 // their GPU phases are queued, not done, so its time looks short and the share drifted to 0.35
-// with 11% fewer images/s than a fixed 0.7 (bench/RESULTS.md section 3, twelfth session).
-void NvjpegDecoder::Impl::balance(double hw_ms, double rest_ms) {
-  if (!hw_submitted_ || !hw_failure_.empty() || hybrid_list_.empty()) return;
+// with 11% fewer images/s than a fixed 0.7: bench/RESULTS.md (GPU pipeline, hardware share).
+// The step and the bounds are nvjpeg_policy.h's.
+void NvjpegDecoder::Impl::BatchDecode::balance(double hw_ms, double rest_ms) {
+  if (!hw_.queued || !hw_failure_.empty() || hybrid_list_.empty()) return;
   const double hw_per_image = hw_ms / static_cast<double>(hw_list_.size());
   const double rest_per_image = rest_ms / static_cast<double>(hybrid_list_.size());
   if (hw_per_image <= 0 || rest_per_image <= 0) return;
   const double equal = rest_per_image / (hw_per_image + rest_per_image);
-  const double load = load_.load(std::memory_order_relaxed);
-  load_.store(std::clamp(load + 0.25 * (equal - load), 0.05, 0.95), std::memory_order_relaxed);
+  const double load = d_.load_.load(std::memory_order_relaxed);
+  d_.load_.store(std::clamp(load + policy::kBalanceStep * (equal - load), policy::kMinBalancedLoad,
+                            policy::kMaxBalancedLoad),
+                 std::memory_order_relaxed);
 }
 
-void NvjpegDecoder::Impl::launch(ThreadPool::TaskGroup& group, ThreadPool& pool,
-                                 std::atomic<int>& next, int count,
-                                 const std::function<void(int, int)>& body) {
+void NvjpegDecoder::Impl::BatchDecode::launch(ThreadPool::TaskGroup& group, ThreadPool& pool,
+                                              std::atomic<int>& next, int count,
+                                              const std::function<void(int, int)>& body) {
   int tasks = std::min(count, pool.num_threads());
   for (int t = 0; t < tasks; ++t) {
     group.submit([this, &next, count, body](int slot) {
-      SLUICE_ENFORCE(slot >= 0 && slot < static_cast<int>(threads_.size()), "pool thread index ",
+      SLUICE_ENFORCE(slot >= 0 && slot < static_cast<int>(d_.threads_.size()), "pool thread index ",
                      slot, " has no nvJPEG state");
-      cuda::DeviceGuard guard(opt_.device);
+      cuda::DeviceGuard guard(d_.opt_.device);
       for (int k = next.fetch_add(1); k < count; k = next.fetch_add(1)) body(k, slot);
     });
   }
 }
 
-void NvjpegDecoder::Impl::begin_batch(std::span<const DecodeRequest> batch, OutputColor color,
-                                      std::span<DecodeResult> results) {
-  requests_ = batch.data();
-  results_ = results.data();
-  batch_size_ = static_cast<int>(batch.size());
-  format_ = to_nvjpeg_format(color);
-  channels_ = output_channels(color);
-  params_.reserve(batch.size());
-  while (params_.size() < batch.size()) {
-    nvjpegDecodeParams_t p = nullptr;
-    SLUICE_NVJPEG_CHECK(nvjpegDecodeParamsCreate(handle_, &p));
-    params_.push_back(p);
-  }
-  samples_.assign(batch.size(), SampleState{});
-  for (DecodeResult& r : results) {
-    r = DecodeResult{};
-    r.message = "not processed";  // overwritten by every path; kept if a CUDA failure aborts
-  }
-  hw_list_.clear();
-  hybrid_list_.clear();
-  retry_list_.clear();
-  hw_submitted_ = false;
-  hw_failure_.clear();
-  for (auto& ts : threads_) ts->active = false;
-
-  // Note [Hardware set-up in the background]
-  hw_possible_ = hw_ready() && hw_batch_size(batch_size_) > 0;
-  if (hw_possible_) {  // Note [Hardware staging]
-    staging_index_ ^= 1;
-    staging_done_[staging_index_].synchronize();
-    size_t total = 0;
-    for (const DecodeRequest& r : batch) total += staged_size(r.size);
-    staging_[staging_index_].resize(std::max<size_t>(total, 1));
-    staged_bytes_ = 0;
-  }
-}
-
-void NvjpegDecoder::Impl::submit_hardware() {
+void NvjpegDecoder::Impl::BatchDecode::submit_hardware() {
   if (hw_list_.empty()) return;
-  // The batched states are reused: their previous batch must have finished before they are
-  // re-initialized (DALI and nvImageCodec wait here too). Normally long done: it was submitted
-  // one decode() ago; hardware_wait_ms says how long this waits (engines slower than the rest).
-  const auto t0 = std::chrono::steady_clock::now();
-  hw_done_.synchronize();
-  // Note [Hardware writes ignore stream order]
-  // nvJPEG's batched hardware decoder writes the destinations while it is being called, whatever
-  // is still queued on its stream: waiting on entry_ there does not hold the writes back
-  // (NvjpegRobustness.WritesFollowWorkQueuedBeforeDecode; torchcodec pull request 1634 found it
-  // on H100 with nvJPEG 12.3 to 13.2). So the host waits until the caller's earlier work has run;
-  // in a pipeline that is the GPU stage still reading the previous batch out of these buffers.
-  entry_.synchronize();
-  hw_wait_ms_ =
-      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-  hw_submitted_ = true;
-  // Contiguous shares of the sorted hardware list, one per lane.
-  const int m = static_cast<int>(hw_list_.size());
-  const int lanes = std::min<int>(static_cast<int>(hw_lanes_.size()), m);
-  for (int l = 0; l < static_cast<int>(hw_lanes_.size()); ++l) {
-    HwLane& lane = hw_lanes_[l];
-    lane.samples.assign(hw_list_.begin() + (l < lanes ? int64_t(m) * l / lanes : m),
-                        hw_list_.begin() + (l < lanes ? int64_t(m) * (l + 1) / lanes : m));
+  std::vector<HwSample> samples(hw_list_.size());
+  for (size_t k = 0; k < hw_list_.size(); ++k) {
+    const int i = hw_list_[k];
+    const SampleState& st = samples_[i];
+    HwSample& h = samples[k];
+    h.staged = st.staged;
+    h.length = requests_[i].size;
+    h.dst = requests_[i].dst;
+    h.pitch = size_t(st.out_w) * size_t(channels_);
+    h.params = d_.params_[i];
+    h.roi = st.roi;
+    h.use_roi = st.use_roi;
   }
-  // A CUDA failure on a helper thread is rethrown here: escaping the thread would end the process.
-  std::vector<std::exception_ptr> errors(lanes);
-  std::vector<std::thread> helpers;
-  for (int l = 1; l < lanes; ++l) {
-    helpers.emplace_back([this, l, &errors] {
-      try {
-        cuda::DeviceGuard guard(opt_.device);
-        submit_lane(hw_lanes_[l]);
-      } catch (...) {
-        errors[l] = std::current_exception();
+  d_.lanes_->submit(samples, format_, d_.entry_, hw_);
+  for (const HwSubmission::Part& part : hw_.parts) {
+    if (part.failure.empty()) {
+      for (int k = part.begin; k < part.end; ++k) {
+        set_decoded(results_[hw_list_[k]], DecodeRoute::kHardware);
       }
-    });
-  }
-  if (lanes > 0) {
-    try {
-      submit_lane(hw_lanes_[0]);
-    } catch (...) {
-      errors[0] = std::current_exception();
-    }
-  }
-  for (auto& t : helpers) t.join();
-  for (auto& e : errors) {
-    if (e) std::rethrow_exception(e);
-  }
-  for (int l = 0; l < lanes; ++l)
-    cuda::stream_wait_event(hw_stream_.get(), hw_lanes_[l].done.get());
-  // Recorded after a failure too: nvJPEG may have queued part of the work.
-  staging_done_[staging_index_].record(hw_stream_.get());
-  hw_done_.record(hw_stream_.get());
-  for (int l = 0; l < lanes; ++l) {
-    HwLane& lane = hw_lanes_[l];
-    if (lane.status == NVJPEG_STATUS_SUCCESS) {
-      for (int i : lane.samples) set_decoded(results_[i], DecodeRoute::kHardware);
       continue;
     }
-    hw_failure_ = make_string(lanes > 1 ? make_string("lane ", l, ": ") : std::string(), lane.phase,
-                              " for ", lane.samples.size(), " samples returned ",
-                              nvjpeg_status_name(lane.status), lane.allocation_failure);
-    for (int i : lane.samples) {
+    hw_failure_ = part.failure;
+    for (int k = part.begin; k < part.end; ++k) {
+      const int i = hw_list_[k];
       retry_list_.push_back(i);
       samples_[i].plan = Plan::kHybrid;
     }
   }
 }
 
-void NvjpegDecoder::Impl::submit_lane(HwLane& lane) {
-  const int m = static_cast<int>(lane.samples.size());
-  lane.data.resize(m);
-  lane.lengths.resize(m);
-  lane.dst.resize(m);
-  lane.params.resize(m);
-  for (int k = 0; k < m; ++k) {
-    const int i = lane.samples[k];
-    lane.data[k] = samples_[i].staged;
-    lane.lengths[k] = requests_[i].size;
-    lane.dst[k] = nvjpegImage_t{};
-    lane.dst[k].channel[0] = requests_[i].dst;
-    lane.dst[k].pitch[0] = size_t(samples_[i].out_w) * size_t(channels_);
-    if (lane.handle == handle_) {
-      lane.params[k] = params_[i];
-      continue;
-    }
-    // Parameters belong to their handle: this lane's own, set like params_[i].
-    if (lane.own_params.size() <= static_cast<size_t>(k)) {
-      nvjpegDecodeParams_t p = nullptr;
-      lane.status = nvjpegDecodeParamsCreate(lane.handle, &p);
-      if (lane.status != NVJPEG_STATUS_SUCCESS) {
-        lane.phase = "nvjpegDecodeParamsCreate";
-        return lane.done.record(lane.stream.get());
-      }
-      lane.own_params.push_back(p);
-    }
-    nvjpegDecodeParams_t p = lane.own_params[k];
-    const Roi& r = samples_[i].roi;
-    lane.status = nvjpegDecodeParamsSetOutputFormat(p, format_);
-    if (lane.status == NVJPEG_STATUS_SUCCESS) {
-      lane.status = samples_[i].use_roi ? nvjpegDecodeParamsSetROI(p, r.x, r.y, r.w, r.h)
-                                        : nvjpegDecodeParamsSetROI(p, 0, 0, -1, -1);
-    }
-    if (lane.status != NVJPEG_STATUS_SUCCESS) {
-      lane.phase = "nvjpegDecodeParamsSet";
-      return lane.done.record(lane.stream.get());
-    }
-    lane.params[k] = p;
-  }
-  // No stream_wait_event on entry_: submit_hardware() waited for it on the host (Note [Hardware
-  // writes ignore stream order]).
-  lane.phase = "nvjpegDecodeBatchedInitialize";
-  // max_cpu_threads is not used by the hardware backend (DALI passes 1 as well).
-  lane.status = nvjpegDecodeBatchedInitialize(lane.handle, lane.state, m, 1, format_);
-  if (lane.status == NVJPEG_STATUS_SUCCESS) {
-    lane.phase = "nvjpegDecodeBatchedEx";
-    lane.status = nvjpegDecodeBatchedEx(lane.handle, lane.state, lane.data.data(),
-                                        lane.lengths.data(), lane.dst.data(), lane.params.data(),
-                                        static_cast<cudaStream_t>(lane.stream.get()));
-  }
-  // The allocators' reason is kept per thread: read it on this one.
-  lane.allocation_failure = lane.status == NVJPEG_STATUS_ALLOCATOR_FAILURE
-                                ? make_string(" (", take_allocation_failure(), ")")
-                                : std::string();
-  lane.done.record(lane.stream.get());
-}
-
-void NvjpegDecoder::Impl::begin_slot(int slot, bool after_hardware) {
-  ThreadState& ts = *threads_[slot];
-  if (!ts.active) {
+void NvjpegDecoder::Impl::BatchDecode::begin_slot(int slot, bool after_hardware) {
+  ThreadState& ts = *d_.threads_[slot];
+  if (!active_[slot]) {
     // Work queued on the caller's stream before decode() (e.g. producing the destinations).
-    cuda::stream_wait_event(ts.stream.get(), entry_.get());
-    ts.active = true;
+    cuda::stream_wait_event(ts.stream.get(), d_.entry_.get());
+    active_[slot] = 1;
   }
   // A retried sample's destination may have been partly written by the hardware stream.
-  if (after_hardware) cuda::stream_wait_event(ts.stream.get(), hw_done_.get());
+  if (after_hardware) cuda::stream_wait_event(ts.stream.get(), d_.lanes_->done());
 }
 
-void NvjpegDecoder::Impl::decode_hybrid(int slot, int i, bool retry) {
-  ThreadState& ts = *threads_[slot];
+void NvjpegDecoder::Impl::BatchDecode::decode_hybrid(int slot, int i, bool retry) {
+  ThreadState& ts = *d_.threads_[slot];
   const DecodeRequest& req = requests_[i];
   DecodeResult& res = results_[i];
   const SampleState& s = samples_[i];
@@ -374,13 +276,13 @@ void NvjpegDecoder::Impl::decode_hybrid(int slot, int i, bool retry) {
   PageState& previous = ts.pages[current ^ 1];  // this thread's previous sample
   page.done.synchronize();
 
-  nvjpegStatus_t st = nvjpegJpegStreamParse(handle_, req.data, req.size, 0, 0, page.jpeg_stream);
+  nvjpegStatus_t st = nvjpegJpegStreamParse(d_.handle_, req.data, req.size, 0, 0, page.jpeg_stream);
   if (st != NVJPEG_STATUS_SUCCESS) return set_parse_failure(res, "nvjpegJpegStreamParse", st, note);
   int b = kHybridCpu;
   if (s.gpu_huffman) {
     // GPU Huffman decoding handles fewer stream layouts: ask first, else keep CPU Huffman.
     int unsupported = 1;
-    st = nvjpegDecoderJpegSupported(ts.decoders[kHybridGpu], page.jpeg_stream, params_[i],
+    st = nvjpegDecoderJpegSupported(ts.decoders[kHybridGpu], page.jpeg_stream, d_.params_[i],
                                     &unsupported);
     if (st == NVJPEG_STATUS_SUCCESS && unsupported == 0) b = kHybridGpu;
   }
@@ -392,7 +294,7 @@ void NvjpegDecoder::Impl::decode_hybrid(int slot, int i, bool retry) {
   if (st != NVJPEG_STATUS_SUCCESS) {
     return set_failure(res, "nvjpegStateAttachPinnedBuffer", st, note);
   }
-  st = nvjpegDecodeJpegHost(handle_, decoder, state, params_[i], page.jpeg_stream);
+  st = nvjpegDecodeJpegHost(d_.handle_, decoder, state, d_.params_[i], page.jpeg_stream);
   if (st != NVJPEG_STATUS_SUCCESS) return set_failure(res, "nvjpegDecodeJpegHost", st, note);
 
   auto stream = static_cast<cudaStream_t>(ts.stream.get());
@@ -401,14 +303,14 @@ void NvjpegDecoder::Impl::decode_hybrid(int slot, int i, bool retry) {
   st = nvjpegStateAttachDeviceBuffer(state, ts.device_buffer);
   if (st == NVJPEG_STATUS_SUCCESS) {
     phase = "nvjpegDecodeJpegTransferToDevice";
-    st = nvjpegDecodeJpegTransferToDevice(handle_, decoder, state, page.jpeg_stream, stream);
+    st = nvjpegDecodeJpegTransferToDevice(d_.handle_, decoder, state, page.jpeg_stream, stream);
   }
   if (st == NVJPEG_STATUS_SUCCESS) {
     phase = "nvjpegDecodeJpegDevice";
     nvjpegImage_t image{};
     image.channel[0] = req.dst;
     image.pitch[0] = size_t(s.out_w) * size_t(channels_);
-    st = nvjpegDecodeJpegDevice(handle_, decoder, state, &image, stream);
+    st = nvjpegDecodeJpegDevice(d_.handle_, decoder, state, &image, stream);
   }
   // Whatever was queued, succeeded or not, must finish before this page is written again.
   page.done.record(ts.stream.get());
@@ -416,16 +318,17 @@ void NvjpegDecoder::Impl::decode_hybrid(int slot, int i, bool retry) {
   set_decoded(res, b == kHybridGpu ? DecodeRoute::kGpuHybrid : DecodeRoute::kHybrid);
 }
 
-void NvjpegDecoder::Impl::join(cuda::StreamHandle stream) {
-  for (auto& ts : threads_) {
-    if (!ts->active) continue;
-    ts->join.record(ts->stream.get());
-    cuda::stream_wait_event(stream, ts->join.get());
+void NvjpegDecoder::Impl::BatchDecode::join(cuda::StreamHandle stream) {
+  for (size_t slot = 0; slot < active_.size(); ++slot) {
+    if (!active_[slot]) continue;
+    ThreadState& ts = *d_.threads_[slot];
+    ts.join.record(ts.stream.get());
+    cuda::stream_wait_event(stream, ts.join.get());
   }
-  if (hw_submitted_) cuda::stream_wait_event(stream, hw_done_.get());
+  if (hw_.queued) cuda::stream_wait_event(stream, d_.lanes_->done());
 }
 
-void NvjpegDecoder::Impl::account() {
+void NvjpegDecoder::Impl::BatchDecode::account() {
   NvjpegDecoderStats d;
   for (int i = 0; i < batch_size_; ++i) {
     switch (results_[i].route) {
@@ -449,24 +352,23 @@ void NvjpegDecoder::Impl::account() {
         break;
     }
   }
-  std::lock_guard<std::mutex> lk(stats_mu_);
-  stats_.parse_ms += parse_ms_;
-  stats_.decode_ms += decode_ms_;
-  stats_.hardware_submit_ms += hw_submit_ms_;
-  stats_.hardware_wait_ms += hw_wait_ms_;
-  hw_submit_ms_ = 0;
-  hw_wait_ms_ = 0;
-  stats_.batches += 1;
-  stats_.samples += static_cast<uint64_t>(batch_size_);
-  stats_.hardware += d.hardware;
-  stats_.hybrid += d.hybrid;
-  stats_.gpu_hybrid += d.gpu_hybrid;
-  stats_.host += d.host;
-  stats_.fallback += d.fallback;
-  stats_.failed += d.failed;
+  std::lock_guard<std::mutex> lk(d_.stats_mu_);
+  NvjpegDecoderStats& stats = d_.stats_;
+  stats.parse_ms += parse_ms_;
+  stats.decode_ms += decode_ms_;
+  stats.hardware_submit_ms += hw_submit_ms_;
+  stats.hardware_wait_ms += hw_.wait_ms;
+  stats.batches += 1;
+  stats.samples += static_cast<uint64_t>(batch_size_);
+  stats.hardware += d.hardware;
+  stats.hybrid += d.hybrid;
+  stats.gpu_hybrid += d.gpu_hybrid;
+  stats.host += d.host;
+  stats.fallback += d.fallback;
+  stats.failed += d.failed;
   if (!hw_failure_.empty()) {
-    stats_.hardware_batch_failures += 1;
-    stats_.last_hardware_failure = hw_failure_;
+    stats.hardware_batch_failures += 1;
+    stats.last_hardware_failure = hw_failure_;
   }
 }
 

@@ -1,8 +1,7 @@
 // NvjpegDecoder: construction, tear-down and accessors. The per-batch work is in
-// nvjpeg_decode_batch.cc.
+// nvjpeg_decode_batch.cc, the hardware lanes in nvjpeg_hw_lanes.cc.
 
 #include "sluice/codecs/nvjpeg/nvjpeg_decoder.h"
-#include <cstdlib>
 
 #include <cuda_runtime.h>
 
@@ -13,12 +12,11 @@
 #include "sluice/codecs/nvjpeg/nvjpeg_allocator.h"
 #include "sluice/codecs/nvjpeg/nvjpeg_check.h"
 #include "sluice/codecs/nvjpeg/nvjpeg_decoder_impl.h"
+#include "sluice/codecs/nvjpeg/nvjpeg_hw_lanes.h"
 #include "sluice/core/error.h"
 
 namespace sluice::nvjpeg {
-namespace {
 
-// Tear-down must not throw: report and go on releasing the rest.
 void release_check(nvjpegStatus_t s, const char* what) {
   if (s != NVJPEG_STATUS_SUCCESS) {
     std::cerr << "sluice: " << what
@@ -34,8 +32,6 @@ void synchronize_quietly(const cuda::Stream& s) {
               << cudaGetErrorName(e) << std::endl;
   }
 }
-
-}  // namespace
 
 int output_channels(OutputColor c) {
   return c == OutputColor::kGray ? 1 : 3;
@@ -97,63 +93,16 @@ void NvjpegDecoder::Impl::init() {
   SLUICE_NVJPEG_CHECK(nvjpegSetPinnedMemoryPadding(opt_.host_memory_padding, handle_));
 
   if (hw_enabled_) {
-    int lanes = opt_.hardware_lanes;
-    if (lanes <= 0) {
-      const char* env = std::getenv("SLUICE_NVJPEG_HW_LANES");
-      lanes = env && std::atoi(env) > 0 ? std::atoi(env) : 1;
-    }
-    hw_lanes_.resize(lanes);
-    if (!opt_.hardware_setup_in_background) {
-      setup_lanes();
-    } else {
-      hw_setup_ = std::thread([this] {
-        try {
-          setup_lanes();
-        } catch (const std::exception& e) {
-          // Nobody can catch this here: the decoder goes on with the hybrid path and
-          // hardware_status() says why.
-          std::lock_guard<std::mutex> lk(hw_status_mu_);
-          hw_status_ = make_string("off: setting up the hardware decoder failed: ", e.what());
-          hw_state_.store(kFailed, std::memory_order_release);
-        }
-      });
-    }
+    // A balanced share may grow up to the whole batch.
+    const int hw_max =
+        opt_.balance_hw_load ? opt_.max_batch_size : hw_batch_size(opt_.max_batch_size);
+    lanes_ = std::make_unique<HardwareLanes>(opt_, handle_, &dev_allocator_, &pinned_allocator_,
+                                             handle_flags(), hw_max);
+    lanes_->set_up(opt_.hardware_setup_in_background);
   }
   entry_ = cuda::Event(opt_.device);
   threads_.reserve(opt_.num_thread_states);
   for (int t = 0; t < opt_.num_thread_states; ++t) add_thread_state();
-}
-
-void NvjpegDecoder::Impl::setup_lanes() {
-  cuda::DeviceGuard guard(opt_.device);
-  const int lanes = static_cast<int>(hw_lanes_.size());
-  // A balanced share may grow up to the whole batch.
-  const int hw_max =
-      opt_.balance_hw_load ? opt_.max_batch_size : hw_batch_size(opt_.max_batch_size);
-  const int per_lane = std::max(1, (hw_max + lanes - 1) / lanes);
-  for (HwLane& lane : hw_lanes_) {
-    if (&lane == &hw_lanes_[0]) {
-      lane.handle = handle_;
-    } else {
-      SLUICE_NVJPEG_CHECK(nvjpegCreateEx(NVJPEG_BACKEND_HARDWARE, &dev_allocator_,
-                                         &pinned_allocator_, handle_flags(), &lane.handle));
-      SLUICE_NVJPEG_CHECK(nvjpegSetDeviceMemoryPadding(opt_.device_memory_padding, lane.handle));
-      SLUICE_NVJPEG_CHECK(nvjpegSetPinnedMemoryPadding(opt_.host_memory_padding, lane.handle));
-    }
-    SLUICE_NVJPEG_CHECK(nvjpegJpegStateCreate(lane.handle, &lane.state));
-    // DALI calls this even without size hints (which nvJPEG refuses as 0, hence 1): it sets
-    // up the hardware decoder's memory pool, ">20% for 8GPU training".
-    SLUICE_NVJPEG_CHECK(nvjpegDecodeBatchedPreAllocate(
-        lane.handle, lane.state, per_lane, std::max(1, opt_.preallocate_width_hint),
-        std::max(1, opt_.preallocate_height_hint), NVJPEG_CSS_444, NVJPEG_OUTPUT_RGBI));
-    lane.stream = cuda::Stream(opt_.device, opt_.stream_priority);
-    lane.done = cuda::Event(opt_.device);
-  }
-  hw_stream_ = cuda::Stream(opt_.device, opt_.stream_priority);
-  hw_done_ = cuda::Event(opt_.device);
-  for (auto& e : staging_done_) e = cuda::Event(opt_.device);
-  for (auto& b : staging_) b.set_stream(hw_stream_.get());
-  hw_state_.store(kReady, std::memory_order_release);
 }
 
 void NvjpegDecoder::Impl::init_hardware() {
@@ -217,18 +166,26 @@ int NvjpegDecoder::Impl::hw_batch_size(int decodable) const {
   return std::min(n, decodable);
 }
 
+void NvjpegDecoder::Impl::grow_params(size_t n) {
+  params_.reserve(n);
+  while (params_.size() < n) {
+    nvjpegDecodeParams_t p = nullptr;
+    SLUICE_NVJPEG_CHECK(nvjpegDecodeParamsCreate(handle_, &p));
+    params_.push_back(p);
+  }
+}
+
 // ---------------------------------------------------------------------------------------------
 // Tear-down
 
 NvjpegDecoder::Impl::~Impl() {
-  if (hw_setup_.joinable()) hw_setup_.join();
+  if (lanes_) lanes_->join_setup();
   if (!device_ok_) return;  // nothing was created
   int previous = -1;
   bool switched = cudaGetDevice(&previous) == cudaSuccess && previous != opt_.device &&
                   cudaSetDevice(opt_.device) == cudaSuccess;
   // No work may be in flight on buffers that are about to be freed.
-  synchronize_quietly(hw_stream_);
-  for (auto& lane : hw_lanes_) synchronize_quietly(lane.stream);
+  if (lanes_) lanes_->synchronize_quietly();
   for (auto& ts : threads_) synchronize_quietly(ts->stream);
 
   for (auto& ts : threads_) {
@@ -258,17 +215,7 @@ NvjpegDecoder::Impl::~Impl() {
   for (nvjpegDecodeParams_t p : params_) {
     release_check(nvjpegDecodeParamsDestroy(p), "nvjpegDecodeParamsDestroy");
   }
-  for (auto& lane : hw_lanes_) {
-    if (lane.state) release_check(nvjpegJpegStateDestroy(lane.state), "nvjpegJpegStateDestroy");
-    for (nvjpegDecodeParams_t p : lane.own_params) {
-      release_check(nvjpegDecodeParamsDestroy(p), "nvjpegDecodeParamsDestroy");
-    }
-    if (lane.handle && lane.handle != handle_) {
-      release_check(nvjpegDestroy(lane.handle), "nvjpegDestroy");
-    }
-  }
-  hw_lanes_.clear();
-  for (Buffer& b : staging_) b.reset();
+  lanes_.reset();  // their states, parameters, handles and staging buffers
   if (handle_) release_check(nvjpegDestroy(handle_), "nvjpegDestroy");
   threads_.clear();  // streams and events, with the device still current
   if (switched) cudaSetDevice(previous);
@@ -291,15 +238,12 @@ void NvjpegDecoder::decode(std::span<const DecodeRequest> batch, OutputColor col
 }
 
 bool NvjpegDecoder::hardware_enabled() const {
-  return impl_->hw_enabled_ && impl_->hw_state_ != Impl::kFailed;
+  return impl_->lanes_ && !impl_->lanes_->failed();  // lanes_: with hw_enabled_
 }
 
 std::string NvjpegDecoder::hardware_status() const {
-  std::lock_guard<std::mutex> lk(impl_->hw_status_mu_);
-  if (impl_->hw_state_ == Impl::kPending && impl_->hw_enabled_) {
-    return impl_->hw_status_ + " (being set up: meanwhile the rest decoder takes every image)";
-  }
-  return impl_->hw_status_;
+  if (!impl_->lanes_) return impl_->hw_status_;
+  return impl_->lanes_->status(impl_->hw_status_);
 }
 
 int NvjpegDecoder::hardware_cores_per_engine() const {

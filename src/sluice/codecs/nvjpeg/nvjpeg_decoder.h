@@ -50,6 +50,7 @@
 #include <string>
 #include <string_view>
 
+#include "sluice/codecs/nvjpeg/nvjpeg_policy.h"
 #include "sluice/cuda/cuda_api.h"
 
 namespace sluice {
@@ -73,7 +74,7 @@ struct NvjpegDecoderOptions {
   // time. On the H100 host with 16 threads 0.6 to 0.9 give the same images/s within the
   // run-to-run spread, 1.0 less (bench/gpu_pipeline.py). 0.7: DALI's legacy default is 0.65,
   // nvImageCodec's 0.9.
-  float hw_decoder_load = 0.7f;
+  float hw_decoder_load = policy::kHwDecoderLoad;
   // Start from hw_decoder_load, then move the share after every batch towards the one at which
   // the hardware submission and the rest of the batch take the same time. That share depends on
   // how many threads decode the rest and how fast they are (Note [Balancing the hardware share]
@@ -84,18 +85,18 @@ struct NvjpegDecoderOptions {
   // Baseline images (or ROIs, counted as ROI width x ROI bottom row) larger than this many
   // pixels use GPU Huffman decoding (NVJPEG_BACKEND_GPU_HYBRID) when nvJPEG supports it for the
   // stream; others decode Huffman on the CPU (NVJPEG_BACKEND_HYBRID). DALI's default.
-  int64_t hybrid_huffman_threshold = 1'000'000;
+  int64_t hybrid_huffman_threshold = policy::kHybridHuffmanThreshold;
   // nvjpegSetDeviceMemoryPadding / nvjpegSetPinnedMemoryPadding: nvJPEG rounds its buffers up
   // to multiples of these so that a slightly larger image does not reallocate (DALI's defaults).
-  size_t device_memory_padding = size_t(16) << 20;
-  size_t host_memory_padding = size_t(8) << 20;
+  size_t device_memory_padding = policy::kDeviceMemoryPadding;
+  size_t host_memory_padding = policy::kHostMemoryPadding;
   // Size hints for nvjpegDecodeBatchedPreAllocate of the hardware decoder (0: none; DALI calls
   // it even then, as it enables the decoder's memory pool).
   int preallocate_width_hint = 0;
   int preallocate_height_hint = 0;
   // The largest batch decode() will see (sizes the hardware preallocation; larger batches
   // work, they may allocate).
-  int max_batch_size = 256;
+  int max_batch_size = policy::kMaxBatchSize;
   // Let nvJPEG convert CMYK / YCCK streams with its "simple subtractive scheme". Off by default
   // so that such files take the CPU fallback and get the CPU codec's conversion on every route.
   bool allow_cmyk = false;
@@ -106,7 +107,7 @@ struct NvjpegDecoderOptions {
   // stream. nvjpegDecodeBatchedEx spends its time on the calling thread (CPU time equals wall
   // time), and concurrent calls slow each other down: with the mixed stage on a thread of its
   // own, one lane is fastest on the H100 (bench/RESULTS.md section 3). 0: SLUICE_NVJPEG_HW_LANES
-  // or 1.
+  // or policy::kHardwareLanes (1). The lanes are nvjpeg_hw_lanes.h's.
   int hardware_lanes = 0;
   // Create the hardware decoder's states on a background thread; until they are ready (about
   // 0.6 s on an H100) batches use the hybrid path. The constructor then returns sooner, so a

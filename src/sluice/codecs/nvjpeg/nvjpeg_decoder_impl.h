@@ -1,31 +1,23 @@
 #pragma once
-// Internal: the state behind NvjpegDecoder, shared by nvjpeg_decoder.cc (set-up, tear-down) and
-// nvjpeg_decode_batch.cc and nvjpeg_parse.cc (one batch). Not a public header: it includes
-// nvjpeg.h.
+// Internal: the long-lived state behind NvjpegDecoder, what lasts from one batch to the next
+// (handles, per-thread states, reused parameters, the hardware lanes, the balanced share,
+// statistics). Set up and torn down in nvjpeg_decoder.cc; each decode() call makes a BatchDecode
+// (nvjpeg_decode_batch.h) for what lasts one batch. Not a public header: it includes nvjpeg.h.
 
 #include <nvjpeg.h>
 
 #include <atomic>
-#include <cstdint>
-#include <functional>
 #include <memory>
 #include <mutex>
+#include <span>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "sluice/codecs/nvjpeg/nvjpeg_decoder.h"
+#include "sluice/codecs/nvjpeg/nvjpeg_hw_lanes.h"
 #include "sluice/cuda/cuda_api.h"
-#include "sluice/parallel/thread_pool.h"
-#include "sluice/memory/buffer.h"
 
 namespace sluice::nvjpeg {
-
-// Bytes a sample takes in the hardware staging buffer (Note [Hardware staging]).
-inline size_t staged_size(size_t bytes) {
-  constexpr size_t kAlignment = 64;
-  return (bytes + kAlignment - 1) / kAlignment * kAlignment;
-}
 
 // Setting a sample's outcome (nvjpeg_decode_batch.cc). set_failure: a failed nvJPEG phase is a
 // fallback or an error per Note [Fallback or error] (nvjpeg_check.h), out of memory for an
@@ -69,23 +61,7 @@ struct ThreadState {
   PageState pages[2];
   int next_page = 0;
   cuda::Stream stream;
-  cuda::Event join;     // recorded at the end of a batch; the caller's stream waits for it
-  bool active = false;  // queued work in this batch (waited for the entry event; to be joined)
-};
-
-enum class Plan : uint8_t { kNone, kHardware, kHybrid };
-
-// Per-sample facts from the parse phase.
-struct SampleState {
-  Plan plan = Plan::kNone;  // kNone: the result is final (fallback or error)
-  bool hw_candidate = false;
-  bool gpu_huffman = false;
-  int css_score = 0;  // DALI's ordering: 4:4:4 first, unknown last
-  int out_w = 0;
-  int out_h = 0;
-  const uint8_t* staged = nullptr;  // pinned copy for the hardware decoder
-  Roi roi;                          // the decoded region (whole image: use_roi false)
-  bool use_roi = false;
+  cuda::Event join;  // recorded at the end of a batch; the caller's stream waits for it
 };
 
 struct NvjpegDecoder::Impl {
@@ -104,27 +80,20 @@ struct NvjpegDecoder::Impl {
   void init_hardware();
   void add_thread_state();
   int hw_batch_size(int decodable) const;
+  // Note [Hardware set-up in the background] (nvjpeg_hw_lanes.h)
+  bool hw_ready() const { return lanes_ && lanes_->ready(); }
+  // Parameters for the samples [0, n), created on first use and kept.
+  void grow_params(size_t n);
 
-  // --- one batch (nvjpeg_decode_batch.cc; parse_sample and route: nvjpeg_parse.cc) ---
+  // --- one batch: checks the arguments, then a BatchDecode does the work ---
+  class BatchDecode;  // nvjpeg_decode_batch.h
   void decode(std::span<const DecodeRequest> batch, OutputColor color, ThreadPool& pool,
               cuda::StreamHandle stream, std::span<DecodeResult> results, const HostDecode* host);
-  void begin_batch(std::span<const DecodeRequest> batch, OutputColor color,
-                   std::span<DecodeResult> results);
-  void parse_sample(int slot, int i);
-  void route();
-  void submit_hardware();
-  void begin_slot(int slot, bool after_hardware);
-  void decode_hybrid(int slot, int i, bool retry);
-  void join(cuda::StreamHandle stream);
-  void account();
-  void balance(double hw_ms, double rest_ms);  // Note [Balancing the hardware share]
-  // Submits up to pool.num_threads() tasks that share items [0, count) in order.
-  void launch(ThreadPool::TaskGroup& group, ThreadPool& pool, std::atomic<int>& next, int count,
-              const std::function<void(int item, int slot)>& body);
 
   const NvjpegDecoderOptions opt_;
-  double parse_ms_ = 0, decode_ms_ = 0, hw_submit_ms_ = 0, hw_wait_ms_ = 0;  // this batch's phases
-  std::atomic<double> load_;  // the hardware share of the next batch; moves with balance_hw_load
+  // The hardware share of the next batch; moves with balance_hw_load (Note [Balancing the
+  // hardware share] in nvjpeg_decode_batch.cc).
+  std::atomic<double> load_;
 
   nvjpegHandle_t handle_ = nullptr;
   nvjpegDevAllocator_t dev_allocator_{};
@@ -133,70 +102,14 @@ struct NvjpegDecoder::Impl {
 
   // Hardware decoder.
   bool hw_enabled_ = false;  // the device has engines and hw_decoder_load > 0
-  // Note [Hardware set-up in the background]
-  // Creating the hardware decoder's batched states takes about 0.6 s on an H100 (nvJPEG sets up
-  // the engines), more than everything else a pipeline builds. With
-  // hardware_setup_in_background, setup_lanes() runs on hw_setup_ while the first batches
-  // decode on the hybrid path; decode() sends work to the engines once hw_state_ is kReady.
-  // Until then only hw_setup_ touches the lanes, the hardware stream and the staging events.
-  enum HwState : int { kPending, kReady, kFailed };
-  std::atomic<int> hw_state_{kPending};
-  std::thread hw_setup_;
-  bool hw_ready() const { return hw_state_.load(std::memory_order_acquire) == kReady; }
-  void setup_lanes();
-  mutable std::mutex hw_status_mu_;  // hw_status_ changes if the background set-up fails
-  std::string hw_status_;
+  std::string hw_status_;    // "on: ..." or why it is off; set by init()
   unsigned hw_engines_ = 0;
   unsigned hw_cores_ = 0;
-  // Lanes of concurrent hardware submissions; each joins hw_stream_ when it is done.
-  struct HwLane {
-    // Lanes other than the first have their own handle: nvJPEG serialises batched submissions
-    // on one handle.
-    nvjpegHandle_t handle = nullptr;
-    std::vector<nvjpegDecodeParams_t> own_params;  // created with `handle`, grown on demand
-    nvjpegJpegState_t state = nullptr;
-    cuda::Stream stream;
-    cuda::Event done;
-    std::vector<int> samples;  // sample indices of this lane's sub-batch
-    std::vector<const unsigned char*> data;
-    std::vector<size_t> lengths;
-    std::vector<nvjpegImage_t> dst;
-    std::vector<nvjpegDecodeParams_t> params;
-    nvjpegStatus_t status = NVJPEG_STATUS_SUCCESS;
-    const char* phase = "";
-    std::string allocation_failure;  // with NVJPEG_STATUS_ALLOCATOR_FAILURE: why
-  };
-  std::vector<HwLane> hw_lanes_;
-  void submit_lane(HwLane& lane);
-  cuda::Stream hw_stream_;  // joins the lanes: hw_done_ and staging_done_ are recorded here
-  cuda::Event hw_done_;     // after the last hardware submission; awaited before the next one
-  // Note [Hardware staging]
-  // The hardware decoder reads its input bitstreams asynchronously, so they are copied into
-  // pinned staging memory during the parse phase (on the pool). Two staging buffers alternate
-  // between batches; a buffer is rewritten only after `staging_done_` of its previous batch, so
-  // the wait is for the batch before last, which has normally long finished.
-  Buffer staging_[2] = {Buffer(MemoryKind::kPinned), Buffer(MemoryKind::kPinned)};
-  cuda::Event staging_done_[2];
-  int staging_index_ = 0;
+  std::unique_ptr<HardwareLanes> lanes_;  // with hw_enabled_
 
   std::vector<std::unique_ptr<ThreadState>> threads_;
   std::vector<nvjpegDecodeParams_t> params_;  // by sample index, grown on demand
   cuda::Event entry_;  // recorded on the caller's stream when decode() starts
-
-  // Current batch (valid during decode()).
-  const DecodeRequest* requests_ = nullptr;
-  DecodeResult* results_ = nullptr;
-  int batch_size_ = 0;
-  nvjpegOutputFormat_t format_ = NVJPEG_OUTPUT_RGBI;
-  int channels_ = 3;
-  bool hw_possible_ = false;  // this batch may use the hardware decoder
-  bool hw_submitted_ = false;
-  std::string hw_failure_;  // why nvJPEG rejected the hardware sub-batch
-  std::atomic<size_t> staged_bytes_{0};
-  std::vector<SampleState> samples_;
-  std::vector<int> hw_list_;
-  std::vector<int> hybrid_list_;
-  std::vector<int> retry_list_;  // hardware samples to decode again on the hybrid path
 
   mutable std::mutex stats_mu_;
   NvjpegDecoderStats stats_;

@@ -1,6 +1,7 @@
-// One batch of NvjpegDecoder, first steps: parse every sample (what nvJPEG can decode, and
-// where) and route the batch between the hardware and hybrid paths. The decode steps are in
-// nvjpeg_decode_batch.cc; the overview is in nvjpeg_decoder.h.
+// One batch of NvjpegDecoder (BatchDecode, nvjpeg_decode_batch.h), first steps: parse every
+// sample (what nvJPEG can decode, and where) and route the batch between the hardware and
+// hybrid paths. The decode steps are in nvjpeg_decode_batch.cc; the overview is in
+// nvjpeg_decoder.h.
 
 #include <algorithm>
 #include <climits>
@@ -8,8 +9,10 @@
 
 #include "sluice/codecs/nvjpeg/jpeg_header_scan.h"
 #include "sluice/codecs/nvjpeg/nvjpeg_check.h"
+#include "sluice/codecs/nvjpeg/nvjpeg_decode_batch.h"
 #include "sluice/codecs/nvjpeg/nvjpeg_decoder.h"
 #include "sluice/codecs/nvjpeg/nvjpeg_decoder_impl.h"
+#include "sluice/codecs/nvjpeg/nvjpeg_hw_lanes.h"
 #include "sluice/core/error.h"
 
 namespace sluice::nvjpeg {
@@ -90,7 +93,7 @@ std::string encoding_name(nvjpegJpegEncoding_t e) {
 // - its first scan uses a quantization table no DQT defined (libjpeg refuses such files);
 // - it has a component count other than 1 or 3 (4 with allow_cmyk).
 // Caller mistakes (no destination, ROI outside the image, destination too small) are kError.
-void NvjpegDecoder::Impl::parse_sample(int slot, int i) {
+void NvjpegDecoder::Impl::BatchDecode::parse_sample(int slot, int i) {
   const DecodeRequest& req = requests_[i];
   DecodeResult& res = results_[i];
   SampleState& s = samples_[i];
@@ -100,8 +103,8 @@ void NvjpegDecoder::Impl::parse_sample(int slot, int i) {
   // Headers only (frame, tables; not the entropy-coded data), as DALI's and nvImageCodec's
   // hardware decoders do: enough for routing and nvjpegDecodeBatchedSupportedEx. The hybrid path
   // parses its samples in full (decode_hybrid).
-  nvjpegJpegStream_t js = threads_[slot]->probe_stream;
-  nvjpegStatus_t st = nvjpegJpegStreamParseHeader(handle_, req.data, req.size, js);
+  nvjpegJpegStream_t js = d_.threads_[slot]->probe_stream;
+  nvjpegStatus_t st = nvjpegJpegStreamParseHeader(d_.handle_, req.data, req.size, js);
   if (st != NVJPEG_STATUS_SUCCESS) {
     return set_parse_failure(res, "nvjpegJpegStreamParseHeader", st, "");
   }
@@ -148,7 +151,7 @@ void NvjpegDecoder::Impl::parse_sample(int slot, int i) {
                         "stored as RGB (Adobe transform 0 or 'R','G','B' component ids); "
                         "nvJPEG would convert it as YCbCr");
   }
-  if (components == 4 && !opt_.allow_cmyk) {
+  if (components == 4 && !d_.opt_.allow_cmyk) {
     return set_fallback(res,
                         make_string(color_model_name(header.color), " stream (allow_cmyk is off)"));
   }
@@ -174,11 +177,12 @@ void NvjpegDecoder::Impl::parse_sample(int slot, int i) {
     return set_error(res, make_string("the destination holds ", req.dst_bytes, " bytes but the ",
                                       roi.w, "x", roi.h, "x", channels_, " output needs ", need));
   }
-  nvjpegDecodeParams_t p = params_[i];
+  nvjpegDecodeParams_t p = d_.params_[i];
   if ((st = nvjpegDecodeParamsSetOutputFormat(p, format_)) != NVJPEG_STATUS_SUCCESS ||
       (st = use_roi ? nvjpegDecodeParamsSetROI(p, roi.x, roi.y, roi.w, roi.h)
                     : nvjpegDecodeParamsSetROI(p, 0, 0, -1, -1)) != NVJPEG_STATUS_SUCCESS ||
-      (st = nvjpegDecodeParamsSetAllowCMYK(p, opt_.allow_cmyk ? 1 : 0)) != NVJPEG_STATUS_SUCCESS) {
+      (st = nvjpegDecodeParamsSetAllowCMYK(p, d_.opt_.allow_cmyk ? 1 : 0)) !=
+          NVJPEG_STATUS_SUCCESS) {
     return set_error(res, make_string("setting nvjpegDecodeParams: ", nvjpeg_status_name(st)));
   }
 
@@ -192,7 +196,7 @@ void NvjpegDecoder::Impl::parse_sample(int slot, int i) {
       use_roi ? int64_t(roi.w) * (int64_t(roi.y) + roi.h) : int64_t(full_w) * full_h;
   // GPU Huffman decoding is for baseline streams only (nvImageCodec asks nvJPEG only for those).
   s.gpu_huffman =
-      huffman_pixels > opt_.hybrid_huffman_threshold && encoding == NVJPEG_ENCODING_BASELINE_DCT;
+      huffman_pixels > d_.opt_.hybrid_huffman_threshold && encoding == NVJPEG_ENCODING_BASELINE_DCT;
   s.plan = Plan::kHybrid;
 
   // The engines decode these subsamplings only (nvjpeg.h: "410 and 411 sub-samplings are not
@@ -202,10 +206,10 @@ void NvjpegDecoder::Impl::parse_sample(int slot, int i) {
                               css == NVJPEG_CSS_GRAY;
   if (hw_possible_ && hw_subsampling && header.hardware_safe()) {
     int unsupported = -1;  // nvJPEG sets 0 when the hardware decoder can take the stream
-    st = nvjpegDecodeBatchedSupportedEx(handle_, js, p, &unsupported);
-    if (st == NVJPEG_STATUS_SUCCESS && unsupported == 0) {
+    st = nvjpegDecodeBatchedSupportedEx(d_.handle_, js, p, &unsupported);
+    if (st == NVJPEG_STATUS_SUCCESS && unsupported == 0) {  // Note [Hardware staging]
       size_t offset = staged_bytes_.fetch_add(staged_size(req.size));
-      auto* staged = static_cast<uint8_t*>(staging_[staging_index_].data()) + offset;
+      uint8_t* staged = staging_ + offset;
       std::memcpy(staged, req.data, req.size);
       s.staged = staged;
       s.hw_candidate = true;
@@ -213,7 +217,7 @@ void NvjpegDecoder::Impl::parse_sample(int slot, int i) {
   }
 }
 
-void NvjpegDecoder::Impl::route() {
+void NvjpegDecoder::Impl::BatchDecode::route() {
   int decodable = 0;
   for (int i = 0; i < batch_size_; ++i) {
     if (samples_[i].plan == Plan::kNone) continue;
@@ -231,7 +235,7 @@ void NvjpegDecoder::Impl::route() {
     return a < b;
   };
   std::sort(hw_list_.begin(), hw_list_.end(), order);
-  size_t hw_count = std::min<size_t>(hw_batch_size(decodable), hw_list_.size());
+  size_t hw_count = std::min<size_t>(d_.hw_batch_size(decodable), hw_list_.size());
   hybrid_list_.insert(hybrid_list_.end(), hw_list_.begin() + hw_count, hw_list_.end());
   hw_list_.resize(hw_count);
   for (int i : hw_list_) samples_[i].plan = Plan::kHardware;
