@@ -22,18 +22,20 @@ if ! find "$cuda_home" -name nvjpeg.h -print -quit 2> /dev/null | grep -q .; the
   fi
   root=(-DSLUICE_NVJPEG_ROOT="$PWD/$wheel/nvidia/cu13")
 fi
-cmake -S . -B build/compile-gpu -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_COMPILER="$nvcc" \
-  -DSLUICE_WITH_CUDA=ON -DSLUICE_WITH_NVJPEG=ON -DCMAKE_CUDA_ARCHITECTURES=90 \
-  -DSLUICE_BUILD_TESTS=ON "${root[@]}" > build/compile-gpu.configure.log 2>&1 ||
-  { cat build/compile-gpu.configure.log; exit 1; }
+# The gpu preset (CMakePresets.json), with this machine's nvcc and nvJPEG.
+if command -v ninja > /dev/null; then export CMAKE_GENERATOR=${CMAKE_GENERATOR:-Ninja}; fi
+mkdir -p build
+cmake --preset gpu -DCMAKE_CUDA_COMPILER="$nvcc" "${root[@]}" > build/gpu.configure.log 2>&1 ||
+  { cat build/gpu.configure.log; exit 1; }
 t0=$SECONDS
-cmake --build build/compile-gpu -j "$(nproc)" > build/compile-gpu.log 2>&1 ||
-  { grep -E "error" -A5 build/compile-gpu.log | head -60; exit 1; }
-# The standalone nvJPEG probes (bench/), compiled only: they are built and run on the GPU machine.
+cmake --build --preset gpu -j "$(nproc)" > build/gpu/build.log 2>&1 ||
+  { grep -E "error" -A5 build/gpu/build.log | head -60; exit 1; }
+# The standalone nvJPEG probes (bench/lab/), compiled only: they are built and run on the GPU machine.
 include=()
 [ ${#root[@]} -gt 0 ] && include=(-I"$PWD/$wheel/nvidia/cu13/include")
+mkdir -p build/gpu/lab
 for probe in nvjpeg_hw_probe nvjpeg_context_probe; do
-  "$nvcc" -std=c++17 -O2 -arch=sm_90 "${include[@]}" -c "bench/$probe.cu" \
-    -o "build/compile-gpu/$probe.o" || exit 1
+  "$nvcc" -std=c++17 -O2 -arch=sm_90 "${include[@]}" -c "bench/lab/$probe.cu" \
+    -o "build/gpu/lab/$probe.o" || exit 1
 done
 echo "compile-gpu.sh: CUDA + nvJPEG sources and GPU tests compiled in $((SECONDS - t0)) s"

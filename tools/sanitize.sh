@@ -7,9 +7,10 @@
 #   tools/sanitize.sh tsan       2. ThreadSanitizer: the executor, thread pool, pipeline, queue,
 #                                   memory-pool and parallel-listing tests (TSAN_TESTS below)
 #
-# Build folders: build/asan and build/tsan (only the sluice_tests target is built: a few minutes
-# each on 2 cores; later runs are incremental). Compiler: clang-14 when installed, else the
-# default C++ compiler (g++ 12 works too); override with SLUICE_SAN_CC / SLUICE_SAN_CXX.
+# Build folders: build/asan and build/tsan, configured by the presets of the same names
+# (CMakePresets.json; only the sluice_tests target is built: a few minutes each on 2 cores; later
+# runs are incremental). Compiler: clang-14 as the presets say when installed, else the default
+# C++ compiler (g++ 12 works too); override with SLUICE_SAN_CC / SLUICE_SAN_CXX.
 # Tests that need ../shared/data skip without it (point SLUICE_TEST_DATA at the image data).
 #
 # A run fails on a failing test or on any sanitizer report: reports abort the test
@@ -27,44 +28,35 @@ jobs=${SLUICE_SAN_JOBS:-$(nproc)}
 # one of these patterns.
 TSAN_TESTS=${TSAN_TESTS:-'Executor*:ThreadPool*:Pipeline*:Graph*:EpochPlan*:*Queue*:*Thread*:PoolResource*:Buffer*:FileRootListing*:FileListParsing*:FilesArgument*:FileDatasetReadAhead*:FileReader*:*Concurren*:*Parallel*'}
 
+compilers=()  # empty: the presets' clang-14
 if [ -n "${SLUICE_SAN_CXX:-}" ]; then
-  cc=${SLUICE_SAN_CC:-cc}
-  cxx=$SLUICE_SAN_CXX
-elif command -v clang++-14 > /dev/null; then
-  cc=clang-14
-  cxx=clang++-14
-else
-  cc=${CC:-cc}
-  cxx=${CXX:-c++}
+  compilers=(-DCMAKE_C_COMPILER="${SLUICE_SAN_CC:-cc}" -DCMAKE_CXX_COMPILER="$SLUICE_SAN_CXX")
+elif ! command -v clang++-14 > /dev/null; then
+  compilers=(-DCMAKE_C_COMPILER="${CC:-cc}" -DCMAKE_CXX_COMPILER="${CXX:-c++}")
 fi
+if command -v ninja > /dev/null; then export CMAKE_GENERATOR=${CMAKE_GENERATOR:-Ninja}; fi
 
 report_pattern='ERROR: AddressSanitizer|ERROR: LeakSanitizer|runtime error:|WARNING: ThreadSanitizer|ThreadSanitizer: reported|ERROR: UndefinedBehaviorSanitizer'
 
-configure_and_build() {  # DIR SANITIZERS
-  local dir=$1 san=$2
-  if [ ! -f "$dir/CMakeCache.txt" ]; then
-    local gen=()
-    command -v ninja > /dev/null && gen=(-G Ninja)
-    cmake -S . -B "$dir" "${gen[@]}" -DCMAKE_C_COMPILER="$cc" -DCMAKE_CXX_COMPILER="$cxx" \
-      -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g" \
-      -DCMAKE_C_FLAGS_RELWITHDEBINFO="-O1 -g" -DSLUICE_BUILD_TESTS=ON -DSLUICE_WITH_CUDA=OFF \
-      -DSLUICE_SANITIZE="$san" > "$dir.configure.log" 2>&1 ||
-      { cat "$dir.configure.log" >&2; echo "sanitize.sh: configure of $dir failed" >&2; return 2; }
-  fi
-  echo "== building $dir (sluice_tests, -fsanitize=$san, $cxx)"
-  cmake --build "$dir" --target sluice_tests -j "$jobs" > "$dir/build.log" 2>&1 ||
+configure_and_build() {  # PRESET (asan or tsan; builds into build/PRESET)
+  local preset=$1 dir=build/$1
+  mkdir -p build
+  cmake --preset "$preset" "${compilers[@]}" > "$dir.configure.log" 2>&1 ||
+    { cat "$dir.configure.log" >&2; echo "sanitize.sh: configure of $dir failed" >&2; return 2; }
+  echo "== building $dir (sluice_tests, preset $preset," \
+       "$(sed -n 's/^CMAKE_CXX_COMPILER:[A-Z]*=//p' "$dir/CMakeCache.txt"))"
+  cmake --build --preset "$preset" -j "$jobs" > "$dir/build.log" 2>&1 ||
     { tail -n 40 "$dir/build.log" >&2; echo "sanitize.sh: build of $dir failed" >&2; return 2; }
 }
 
 run_asan() {
-  configure_and_build build/asan "address;undefined" || return 2
+  configure_and_build asan || return 2
   export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:halt_on_error=1:abort_on_error=1:strict_string_checks=1:detect_stack_use_after_return=1:check_initialization_order=1:strict_init_order=1}
   export UBSAN_OPTIONS=${UBSAN_OPTIONS:-halt_on_error=1:abort_on_error=1:print_stacktrace=1}
   export LSAN_OPTIONS=${LSAN_OPTIONS:-}
   echo "== ASan + UBSan: ctest -LE gpu (ASAN_OPTIONS=$ASAN_OPTIONS)"
   local t0=$SECONDS rc=0
-  ctest --test-dir build/asan -LE gpu -j "$jobs" --output-on-failure --timeout 900 \
-    > build/asan/ctest.log 2>&1 || rc=1
+  ctest --preset asan -j "$jobs" > build/asan/ctest.log 2>&1 || rc=1  # -LE gpu, 900 s timeout
   tail -n 4 build/asan/ctest.log
   if grep -qE "$report_pattern" build/asan/ctest.log build/asan/Testing/Temporary/LastTest.log \
        2> /dev/null; then
@@ -79,7 +71,7 @@ run_asan() {
 }
 
 run_tsan() {
-  configure_and_build build/tsan thread || return 2
+  configure_and_build tsan || return 2
   export TSAN_OPTIONS=${TSAN_OPTIONS:-halt_on_error=1:abort_on_error=1:second_deadlock_stack=1:history_size=4}
   echo "== ThreadSanitizer: sluice_tests --gtest_filter='$TSAN_TESTS' (x3)"
   local t0=$SECONDS rc=0

@@ -26,4 +26,5 @@ py=/usr/bin/python3
 [ -x "$py" ] || py=python3
 [ -x .venv/bin/python ] || "$py" -m venv --system-site-packages .venv
 .venv/bin/python -m pip install -q --upgrade pip
+# pip configures with the python preset (pyproject.toml, CMakePresets.json) into build/cp3*/.
 .venv/bin/python -m pip install -q . -Ccmake.define.SLUICE_BUILD_TESTS=$tests

@@ -12,7 +12,7 @@
 #   --no-build        use the binaries already in the build folder
 #   TARGET...         a subset of: fuzz_image fuzz_jpeg_structure fuzz_file_list fuzz_pipeline_json
 # Environment: SLUICE_FUZZ_BUILD (default build/fuzz), SLUICE_FUZZ_CC / SLUICE_FUZZ_CXX (default
-# clang-14 / clang++-14), SLUICE_TEST_DATA (the image data for the seeds).
+# clang-14 / clang++-14, as the fuzz preset says), SLUICE_TEST_DATA (the image data for the seeds).
 #
 # Exit status: 0 when every target ran clean; 1 on any crash, sanitizer report, leak, timeout
 # (> 5 s for one input) or out-of-memory (> 2 GiB), with the reproducer saved under
@@ -78,16 +78,16 @@ if ! "$cxx" -fsanitize=fuzzer,address,undefined "$probe/p.cc" -o "$probe/p" 2> "
 fi
 rm -rf "$probe"
 
-# 2. Build (incremental; the first build takes a few minutes on 2 cores).
+# 2. Build (incremental; the first build takes a few minutes on 2 cores) with the fuzz preset
+# (CMakePresets.json), into $bdir.
 if [ "$build" = 1 ]; then
-  if [ ! -f "$bdir/CMakeCache.txt" ]; then
-    gen=()
-    command -v ninja > /dev/null && gen=(-G Ninja)
-    cmake -S . -B "$bdir" "${gen[@]}" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-      -DCMAKE_C_COMPILER="$cc" -DCMAKE_CXX_COMPILER="$cxx" -DSLUICE_BUILD_FUZZERS=ON \
-      -DSLUICE_WITH_CUDA=OFF -DSLUICE_SANITIZE="address;undefined" > /dev/null ||
-      { echo "run.sh: cmake configure failed" >&2; exit 2; }
-  fi
+  if command -v ninja > /dev/null; then export CMAKE_GENERATOR=${CMAKE_GENERATOR:-Ninja}; fi
+  compilers=()
+  [ "$cc" = clang-14 ] || compilers+=(-DCMAKE_C_COMPILER="$cc")
+  [ "$cxx" = clang++-14 ] || compilers+=(-DCMAKE_CXX_COMPILER="$cxx")
+  mkdir -p "$bdir"
+  cmake --preset fuzz -B "$bdir" "${compilers[@]}" > "$bdir/configure.log" 2>&1 ||
+    { tail -n 30 "$bdir/configure.log" >&2; echo "run.sh: cmake configure failed" >&2; exit 2; }
   cmake --build "$bdir" --target "${targets[@]}" -j "$(nproc)" > "$bdir/fuzz-build.log" 2>&1 ||
     { tail -n 30 "$bdir/fuzz-build.log" >&2; echo "run.sh: build failed" >&2; exit 2; }
 fi

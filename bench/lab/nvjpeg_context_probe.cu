@@ -4,9 +4,9 @@
 // ("spinners", like hybrid decoding) or keep the GPU busy with graphs (like a training step), both
 // in the primary context. Prints the summed images/s, each thread's CPU time per image, and a
 // checksum of thread 0's first batch (equal across modes: every mode decodes the same pixels).
-// Results: bench/RESULTS.md section 3, seventeenth session.
+// Results: bench/RESULTS.md (the hardware decoder and the driver lock).
 //
-//   nvcc -O2 -std=c++17 -arch=sm_90 bench/nvjpeg_context_probe.cu -lnvjpeg -lcuda -o /tmp/ctxprobe
+//   nvcc -O2 -std=c++17 -arch=sm_90 bench/lab/nvjpeg_context_probe.cu -lnvjpeg -lcuda -o /tmp/ctxprobe
 //   /tmp/ctxprobe DIR THREADS MODE [SECONDS=10] [SPINNERS=0] [BUSY=0]
 // MODE 0: every thread in the primary context; 1: each in a context of its own (cuCtxCreate);
 //      2: as 1, then half of each batch's output copied to the primary context's memory

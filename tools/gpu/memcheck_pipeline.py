@@ -1,6 +1,6 @@
-"""A GPU training pipeline for compute-sanitizer (run by tools/gpu-check --train-only):
+"""A GPU training pipeline for compute-sanitizer (run by tools/gpu/gpu-check --train-only):
 
-    compute-sanitizer --tool memcheck python3 tools/memcheck_pipeline.py DATA_ROOT
+    compute-sanitizer --tool memcheck python3 tools/gpu/memcheck_pipeline.py DATA_ROOT
 
 The mixed decoder with a hardware share and the CPU codec for the rest, then resize and
 crop_mirror_normalize on the GPU: the mixed stage's own thread and stream, its two buffer sets,

@@ -6,7 +6,7 @@
 // graphs as a captured training step makes). It answers "what can the engines do here and what
 // does the host pay" before blaming the pipeline. Results: bench/RESULTS.md section 3.
 //
-//   nvcc -O2 -std=c++17 -arch=sm_90 bench/nvjpeg_hw_probe.cu -lnvjpeg -o /tmp/nvjpeg_hw_probe
+//   nvcc -O2 -std=c++17 -arch=sm_90 bench/lab/nvjpeg_hw_probe.cu -lnvjpeg -o /tmp/nvjpeg_hw_probe
 //   /tmp/nvjpeg_hw_probe DIR [--images 2048] [--batch 256] [--iters 20]
 //       [--only NAME-PART, e.g. busy] [--seconds S: batches for S seconds instead of --iters]
 //   /tmp/nvjpeg_hw_probe --load-seconds S   (the busy-graphs load alone, as another process)

@@ -4,7 +4,7 @@ data, either replaying the step as a CUDA graph (the GPU never idles) or eagerly
 thread waits with blocking events, so it takes no CPU from the pipeline. Prints images/s and
 nvJPEG's time per batch (the hardware submission is what slows down).
 
-    python3 bench/nvjpeg_under_load.py DATA_DIR [--loads none,graph,eager] [--hw-load 0.3]
+    python3 bench/lab/nvjpeg_under_load.py DATA_DIR [--loads none,graph,eager] [--hw-load 0.3]
         [--decoder image_random_crop] [--stream-priority 0] [--side-stream] [--ahead 3]
 """
 
@@ -12,14 +12,16 @@ import argparse
 import collections
 import importlib.util
 import pathlib
+import sys
 import threading
 import time
 
 import torch
 
-import gpu_pipeline
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "bench"))  # gpu_pipeline.py, one folder up
 
-ROOT = pathlib.Path(__file__).resolve().parents[1]
+import gpu_pipeline  # noqa: E402
 
 
 def load_train():

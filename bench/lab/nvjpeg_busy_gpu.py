@@ -4,7 +4,7 @@ sleeps) or a spinning one. The mixed decoder alone (decoders.image, hw_decoder_l
 rest, 8 threads, batch 128) on 20 fixed batches of the folder's first files. Prints images/s and
 the hardware submission's time per batch, for each output type and load.
 
-    python3 bench/nvjpeg_busy_gpu.py DATA_DIR [--outputs RGB,GRAY] [--loads none,matmul,matmul-spin]
+    python3 bench/lab/nvjpeg_busy_gpu.py DATA_DIR [--outputs RGB,GRAY] [--loads none,matmul,matmul-spin]
 
 Where the submission waits, seen with a debugger during a run (the stack of the pipeline's mixed
 thread; see bench/RESULTS.md section 3):
