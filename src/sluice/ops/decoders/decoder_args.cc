@@ -1,14 +1,22 @@
 #include "sluice/ops/decoders/decoder_args.h"
 
-#include <algorithm>
 #include <cmath>
 
-#include "sluice/graph/schema_registry.h"
+#include "sluice/ops/decoders/decoder_policy.h"
 
 namespace sluice {
 namespace {
 
-// Arguments common to the four decoder schemas (CPU and mixed).
+codecs::OutputColor parse_color(const std::string& s) {
+  if (s == "RGB") return codecs::OutputColor::kRGB;
+  if (s == "BGR") return codecs::OutputColor::kBGR;
+  if (s == "GRAY") return codecs::OutputColor::kGray;
+  if (s == "YCbCr") return codecs::OutputColor::kYCbCr;
+  return codecs::OutputColor::kAnyData;
+}
+
+}  // namespace
+
 OpSchema decoder_schema(const std::string& name, const std::string& doc) {
   OpSchema s(name);
   s.doc(doc)
@@ -30,16 +38,20 @@ OpSchema decoder_schema(const std::string& name, const std::string& doc) {
            "Mixed decoder: interpolate chroma like the CPU decoder (libjpeg's fancy upsampling).")
       .arg("use_fast_idct", ArgType::kBool, false,
            "Accepted for compatibility; Sluice always decodes with the exact integer IDCT.")
-      .arg("hw_decoder_load", ArgType::kFloat, 0.7,
-           "Mixed decoder: share of each batch for the hardware JPEG decoder. Given: fixed, as in "
-           "DALI. Not given: 0.7; with rest_decoder='cpu' it starts there and follows the share "
-           "at which the hardware decoder and the rest of the batch take the same time on this "
-           "machine.")
+      .arg("hw_decoder_load", ArgType::kFloat, kDefaultHwDecoderLoad,
+           make_string("Mixed decoder: share of each batch for the hardware JPEG decoder. Given: "
+                       "fixed, as in DALI. Not given: ",
+                       kDefaultHwDecoderLoad,
+                       "; with rest_decoder='cpu' it starts there and follows the share at which "
+                       "the hardware decoder and the rest of the batch take the same time on this "
+                       "machine."))
       .enum_arg("rest_decoder", {"auto", "nvjpeg", "cpu"}, "auto",
-                "Mixed decoder: what decodes the share the hardware decoder does not take. "
-                "'nvjpeg': nvJPEG's hybrid path (CPU Huffman, GPU IDCT), as DALI. 'cpu': the CPU "
-                "decoder on the pipeline's threads, then a copy up; no CUDA call per image. "
-                "'auto': 'cpu' from 8 threads, where it is the faster, else 'nvjpeg'.")
+                make_string("Mixed decoder: what decodes the share the hardware decoder does "
+                            "not take. 'nvjpeg': nvJPEG's hybrid path (CPU Huffman, GPU IDCT), as "
+                            "DALI. 'cpu': the CPU decoder on the pipeline's threads, then a copy "
+                            "up; no CUDA call per image. 'auto': 'cpu' from ",
+                            kRestDecoderCpuMinThreads,
+                            " threads, where it is the faster, else 'nvjpeg'."))
       .arg("hybrid_huffman_threshold", ArgType::kInt, int64_t{1000000},
            "Mixed decoder: images above this many pixels decode their Huffman data on the GPU.")
       .arg("device_memory_padding", ArgType::kInt, int64_t{16} << 20,
@@ -76,61 +88,6 @@ OpSchema fixed_crop_args(OpSchema s) {
       .arg("crop_pos_y", ArgType::kFloat, 0.5, "Vertical position of the crop in [0, 1].", true);
   return s;
 }
-
-SLUICE_REGISTER_SCHEMA(
-    decoder_schema(
-        "decoders.image",
-        "Decodes images: JPEG (libjpeg-turbo on the CPU, nvJPEG with device='mixed'), PNG, BMP and "
-        "PNM. HWC output. Corrupt, truncated or over-limit files raise a DecodeError naming the "
-        "file.")
-        .alias("image_decoder")
-        .alias("ImageDecoder"));
-
-SLUICE_REGISTER_SCHEMA(
-    random_crop_args(decoder_schema("decoders.image_random_crop",
-                                    "Decodes a random window of each image, drawn with "
-                                    "torchvision's RandomResizedCrop rule (the "
-                                    "window is not resized). JPEG decodes only the rows and "
-                                    "columns the window needs; the result "
-                                    "equals cropping the full decode."))
-        .alias("image_decoder_random_crop")
-        .alias("ImageDecoderRandomCrop"));
-
-SLUICE_REGISTER_SCHEMA(
-    fixed_crop_args(decoder_schema("decoders.image_crop",
-                                   "Decodes a fixed window (crop=(h, w) at crop_pos_x, crop_pos_y) "
-                                   "of each image, decoding only "
-                                   "the region the window needs."))
-        .alias("image_decoder_crop")
-        .alias("ImageDecoderCrop"));
-
-SLUICE_REGISTER_SCHEMA(
-    decoder_schema("decoders.image_slice",
-                   "Decodes a slice of each image, given by `rel_start`/`rel_shape` (fractions) or "
-                   "`start`/`shape` (pixels) in (x, y) order, or by the anchor and shape inputs.")
-        .num_inputs(1, 3)
-        .input_doc("anchor", "Optional: per-sample (x, y) start of the slice.")
-        .input_doc("shape", "Optional: per-sample (width, height) of the slice.")
-        .optional_arg("rel_start", ArgType::kFloatList, "Slice start (x, y), relative.", true)
-        .optional_arg("rel_shape", ArgType::kFloatList, "Slice size (w, h), relative.", true)
-        .optional_arg("start", ArgType::kFloatList, "Slice start (x, y), pixels.", true)
-        .optional_arg("shape", ArgType::kFloatList, "Slice size (w, h), pixels.", true)
-        .arg("normalized_anchor", ArgType::kBool, true,
-             "The anchor input is relative (fractions of the size).")
-        .arg("normalized_shape", ArgType::kBool, true,
-             "The shape input is relative (fractions of the size).")
-        .alias("image_decoder_slice")
-        .alias("ImageDecoderSlice"));
-
-codecs::OutputColor parse_color(const std::string& s) {
-  if (s == "RGB") return codecs::OutputColor::kRGB;
-  if (s == "BGR") return codecs::OutputColor::kBGR;
-  if (s == "GRAY") return codecs::OutputColor::kGray;
-  if (s == "YCbCr") return codecs::OutputColor::kYCbCr;
-  return codecs::OutputColor::kAnyData;
-}
-
-}  // namespace
 
 DecoderArgs parse_decoder_args(const OpSpec& spec) {
   DecoderArgs a;
@@ -222,33 +179,6 @@ std::optional<CropWindow> decoder_window(const DecoderArgs& args, const Workspac
     }
   }
   return std::nullopt;
-}
-
-double decode_cost(size_t encoded_bytes, const codecs::ImageInfo& info,
-                   const std::optional<CropWindow>& window) {
-  const double bytes = static_cast<double>(encoded_bytes);
-  if (!window || info.height <= 0) return bytes;
-  // The window is in oriented coordinates; for a rotated image this is only an estimate.
-  return bytes * std::min(1.0, static_cast<double>(window->y + window->h) /
-                                   static_cast<double>(info.height));
-}
-
-std::vector<int> replacement_sources(const std::vector<char>& bad, const std::string& first_error) {
-  const int n = static_cast<int>(bad.size());
-  std::vector<int> source(n);
-  int good = -1;
-  for (int i = n - 1; i >= 0; --i) {
-    if (!bad[i]) good = i;  // ends as the first good sample: the wrap-around target
-  }
-  SLUICE_CHECK(good >= 0, DecodeError,
-               "on_error='skip': every sample of the batch is bad, "
-               "nothing to replace them with; first error: ",
-               first_error);
-  for (int i = n - 1; i >= 0; --i) {
-    if (!bad[i]) good = i;
-    source[i] = good;  // the next good sample at or after i
-  }
-  return source;
 }
 
 }  // namespace sluice

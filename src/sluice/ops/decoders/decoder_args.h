@@ -1,16 +1,25 @@
 #pragma once
 // What the image decoders (decoders.image, image_random_crop, image_crop, image_slice; on the CPU
-// in image_decoder.cc and "mixed" in image_decoder_mixed_gpu.cc) share: their schemas'
-// arguments, argument parsing and the choice of each sample's crop window.
+// and "mixed") share in arguments: the schemas' common arguments, argument parsing and the choice
+// of each sample's crop window.
 
 #include <optional>
+#include <string>
 
 #include "sluice/codecs/image_decoder.h"
 #include "sluice/exec/operator.h"
+#include "sluice/graph/op_schema.h"
 #include "sluice/kernels/crop/crop_window.h"
 #include "sluice/kernels/crop/random_crop_window.h"
 
 namespace sluice {
+
+// The schema of a decoder with the arguments common to the four (CPU and mixed).
+OpSchema decoder_schema(const std::string& name, const std::string& doc);
+// decoders.image_random_crop's window arguments.
+OpSchema random_crop_args(OpSchema s);
+// decoders.image_crop's window arguments.
+OpSchema fixed_crop_args(OpSchema s);
 
 enum class DecoderCrop : uint8_t { kNone, kRandom, kFixed, kSlice };
 
@@ -31,14 +40,5 @@ DecoderArgs parse_decoder_args(const OpSpec& spec);
 // decoders.image_random_crop and random_resized_crop with the same seed cut the same windows.
 std::optional<CropWindow> decoder_window(const DecoderArgs& args, const Workspace& ws, int sample,
                                          int64_t height, int64_t width);
-
-// A sample's decoding cost for handing out the costliest first (Workspace::for_each_sample):
-// entropy decoding runs through the encoded bytes down to the window's last row.
-double decode_cost(size_t encoded_bytes, const codecs::ImageInfo& info,
-                   const std::optional<CropWindow>& window);
-
-// on_error="skip": each bad sample takes the data of the next good one in the batch (wrapping
-// around). Returns the source index of every sample; throws when every sample is bad.
-std::vector<int> replacement_sources(const std::vector<char>& bad, const std::string& first_error);
 
 }  // namespace sluice

@@ -2,7 +2,7 @@
 
 #include "sluice/graph/schema_registry.h"
 #include "sluice/ops/generic/arithmetic_op.h"
-#include "sluice/ops/generic/elementwise_util.h"
+#include "sluice/ops/op_policy.h"
 
 namespace sluice {
 namespace {

@@ -3,7 +3,7 @@
 #include "sluice/exec/operator.h"
 #include "sluice/graph/schema_registry.h"
 #include "sluice/kernels/elementwise/elementwise_cpu.h"
-#include "sluice/ops/generic/elementwise_util.h"
+#include "sluice/ops/op_policy.h"
 
 namespace sluice {
 namespace {

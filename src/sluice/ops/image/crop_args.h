@@ -1,10 +1,11 @@
 #pragma once
-// Argument handling shared by crop, flip and crop_mirror_normalize on CPU (crop_ops.cc) and GPU
-// (crop_ops_gpu.cc): image views of samples, crop windows and normalisation tables.
+// Argument handling shared by crop, flip and crop_mirror_normalize (CPU and GPU): image views of
+// samples, the crop window arguments and normalisation tables.
 
 #include <optional>
 
 #include "sluice/exec/operator.h"
+#include "sluice/graph/op_schema.h"
 #include "sluice/kernels/crop/crop_mirror_normalize.h"
 #include "sluice/kernels/crop/crop_window.h"
 #include "sluice/kernels/crop/image_view.h"
@@ -24,6 +25,10 @@ ImageView<T> image_view(const TensorList& t, int sample, const ImageGeometry& g)
 }
 
 Shape image_shape(int64_t h, int64_t w, int64_t c, ImageLayout layout);
+
+// The crop window arguments of crop and crop_mirror_normalize: crop / crop_h / crop_w,
+// crop_pos_x / crop_pos_y, out_of_bounds_policy and fill_values.
+OpSchema crop_window_args(OpSchema s);
 
 // The window fixed by crop / crop_h / crop_w / crop_pos_x / crop_pos_y for `sample`, after the
 // out_of_bounds_policy; nullopt when no crop was asked for (whole image).

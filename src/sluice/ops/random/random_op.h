@@ -1,11 +1,13 @@
 #pragma once
-// Shared argument handling of random.coin_flip and random.uniform (CPU: random_ops.cc,
-// GPU: random_ops_gpu.cc).
+// What random.coin_flip and random.uniform share: argument handling and the operator classes,
+// which both register (CPU: random_op.cc, GPU: random_op_gpu.cc).
 
+#include <memory>
 #include <vector>
 
 #include "sluice/exec/operator.h"
 #include "sluice/kernels/random/random.h"
+#include "sluice/ops/gpu_operator.h"
 
 namespace sluice {
 
@@ -18,5 +20,24 @@ struct RandomPlan {
 };
 
 RandomPlan plan_random(const OpSpec& spec, Workspace& ws);
+
+// Every value comes from the sample's counter-based stream (seed, operator, epoch, sample), so
+// results never depend on threads or prefetching.
+class RandomCpu : public Operator {
+ public:
+  using Operator::Operator;
+  void run(Workspace& ws) override;
+};
+
+// The same draws as RandomCpu, in one launch (CUDA builds only).
+class RandomGpu : public GpuOperator {
+ public:
+  using GpuOperator::GpuOperator;
+  void setup(const OpContext& ctx) override;
+  void run(Workspace& ws) override;
+
+ private:
+  std::unique_ptr<ParamUpload> values_;  // random.uniform's discrete values
+};
 
 }  // namespace sluice

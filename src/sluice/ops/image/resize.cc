@@ -1,33 +1,16 @@
-// resize and random_resized_crop on the CPU: separable resampling, Pillow-exact on uint8.
+// resize: separable resampling of HWC images, Pillow-exact on uint8. Its classes also serve
+// random_resized_crop (random_resized_crop.cc), which resizes a random window of each image; the
+// GPU class is in resize_gpu.cc.
 
 #include <cmath>
 
 #include "sluice/graph/schema_registry.h"
 #include "sluice/kernels/crop/random_crop_window.h"
 #include "sluice/kernels/resize/resize_cpu.h"
-#include "sluice/ops/image/crop_args.h"
-#include "sluice/ops/image/resize_args.h"
+#include "sluice/ops/image/resize.h"
 
 namespace sluice {
 namespace {
-
-const std::vector<std::string> kInterp = {"INTERP_NN",         "INTERP_LINEAR",
-                                          "INTERP_CUBIC",      "INTERP_LANCZOS3",
-                                          "INTERP_TRIANGULAR", "INTERP_GAUSSIAN"};
-
-OpSchema filter_args(OpSchema s) {
-  s.enum_arg("interp_type", kInterp, "INTERP_LINEAR", "Interpolation filter.")
-      .optional_arg("min_filter", ArgType::kString,
-                    "Filter for downscaled axes, an interp_type name (default: interp_type).")
-      .optional_arg("mag_filter", ArgType::kString,
-                    "Filter for upscaled axes, an interp_type name (default: interp_type).")
-      .arg("antialias", ArgType::kBool, true,
-           "Widen the filter when downscaling (as Pillow does), avoiding aliasing.")
-      .optional_arg("dtype", ArgType::kDType, "Output type (UINT8 or FLOAT; default: the input's).")
-      .arg("minibatch_size", ArgType::kInt, int64_t{32}, "Accepted for compatibility.")
-      .arg("temp_buffer_hint", ArgType::kInt, int64_t{0}, "Accepted for compatibility.");
-  return s;
-}
 
 SLUICE_REGISTER_SCHEMA(filter_args(
     OpSchema("resize")
@@ -58,76 +41,6 @@ SLUICE_REGISTER_SCHEMA(filter_args(
         .arg("subpixel_scale", ArgType::kBool, true,
              "Keep the exact scale when rounding the output size (source window adjusted).")));
 
-SLUICE_REGISTER_SCHEMA(filter_args(
-    OpSchema("random_resized_crop")
-        .doc("Crops a random window (torchvision's RandomResizedCrop rule: random_area, "
-             "random_aspect_ratio, num_attempts, then a central fallback) and resizes it to "
-             "`size` in one pass. With the same seed it cuts the same windows as "
-             "decoders.image_random_crop.")
-        .num_inputs(1, 1)
-        .input_doc("input", "HWC images.")
-        .devices({OpDevice::kCPU, OpDevice::kGPU})
-        .required_arg("size", ArgType::kFloatList, "Output size (height, width).")
-        .arg("random_area", ArgType::kFloatList, std::vector<double>{0.08, 1.0},
-             "Range of the window's area as a fraction of the image's.")
-        .arg("random_aspect_ratio", ArgType::kFloatList, std::vector<double>{3.0 / 4.0, 4.0 / 3.0},
-             "Range of the window's aspect ratio (width / height).")
-        .arg("num_attempts", ArgType::kInt, int64_t{10}, "Tries before the central fallback.")));
-
-class ResizeCpu : public Operator {
- public:
-  using Operator::Operator;
-  void setup(const OpContext& ctx) override {
-    filters_ = resize_filters(spec_);
-    scratch_.resize(ctx.num_slots);
-  }
-  void run(Workspace& ws) override {
-    const TensorList& in = ws.input(0);
-    TensorList& out = ws.output(0);
-    const int n = ws.batch_size();
-    const DType out_type = resize_output_type(spec_, in.dtype());
-    std::vector<kernels::ResizeSampleParams> params(n);
-    std::vector<CropWindow> windows(n);
-    std::vector<Shape> shapes(n);
-    std::vector<double> cost(n);  // pixels read and written
-    for (int i = 0; i < n; ++i) {
-      const Shape& s = in.shape(i);
-      SLUICE_CHECK(s.size() == 3 && (in.layout().empty() || in.layout() == "HWC"), InvalidArgument,
-                   "resize takes HWC images, got shape ", shape_to_string(s), " with layout '",
-                   in.layout(), "'");
-      ResizePlan plan = resize_plan(ws, i, s[0], s[1]);
-      windows[i] = plan.input;
-      params[i] = {plan.geometry, filters_};
-      shapes[i] = {plan.geometry.out_h, plan.geometry.out_w, s[2]};
-      cost[i] = static_cast<double>(plan.input.h * plan.input.w + shapes[i][0] * shapes[i][1]);
-    }
-    out.resize(shapes, out_type);
-    out.set_layout("HWC");
-    ws.for_each_sample(
-        [&](int i, int thread) {
-          const Shape& s = in.shape(i);
-          const CropWindow& w = windows[i];
-          const auto* base =
-              static_cast<const char*>(in.raw_sample(i)) +
-              (w.y * s[1] + w.x) * s[2] * static_cast<int64_t>(dtype_size(in.dtype()));
-          kernels::ConstHwcImage src(base, in.dtype(), w.h, w.w, s[2], s[1] * s[2]);
-          kernels::HwcImage dst{out.raw_sample(i), out_type, shapes[i][0], shapes[i][1], s[2]};
-          auto& scratch = scratch_[thread];
-          size_t need = kernels::resize_cpu_scratch_size(src, dst, params[i]);
-          if (scratch.size() < need) scratch.resize(need);
-          kernels::resize_cpu(src, dst, params[i], scratch);
-        },
-        1, cost);
-  }
-
- private:
-  kernels::ResampleFilters filters_;
-  std::vector<std::vector<std::byte>> scratch_;  // per thread
-};
-
-SLUICE_REGISTER_OPERATOR("resize", OpDevice::kCPU, ResizeCpu);
-SLUICE_REGISTER_OPERATOR("random_resized_crop", OpDevice::kCPU, ResizeCpu);
-
 std::optional<float> opt_float(const Workspace& ws, std::string_view name, int sample) {
   if (!ws.spec().has_arg(name) && !ws.arg_input(name)) return std::nullopt;
   return ws.arg<float>(name, sample);
@@ -143,6 +56,68 @@ std::optional<std::array<float, 2>> opt_pair(const Workspace& ws, std::string_vi
 }
 
 }  // namespace
+
+// Static initialisers of other files call it (random_resized_crop's schema): no namespace-scope
+// objects with dynamic initialisation here.
+OpSchema filter_args(OpSchema s) {
+  s.enum_arg("interp_type",
+             {"INTERP_NN", "INTERP_LINEAR", "INTERP_CUBIC", "INTERP_LANCZOS3", "INTERP_TRIANGULAR",
+              "INTERP_GAUSSIAN"},
+             "INTERP_LINEAR", "Interpolation filter.")
+      .optional_arg("min_filter", ArgType::kString,
+                    "Filter for downscaled axes, an interp_type name (default: interp_type).")
+      .optional_arg("mag_filter", ArgType::kString,
+                    "Filter for upscaled axes, an interp_type name (default: interp_type).")
+      .arg("antialias", ArgType::kBool, true,
+           "Widen the filter when downscaling (as Pillow does), avoiding aliasing.")
+      .optional_arg("dtype", ArgType::kDType, "Output type (UINT8 or FLOAT; default: the input's).")
+      .arg("minibatch_size", ArgType::kInt, int64_t{32}, "Accepted for compatibility.")
+      .arg("temp_buffer_hint", ArgType::kInt, int64_t{0}, "Accepted for compatibility.");
+  return s;
+}
+
+void ResizeCpu::setup(const OpContext& ctx) {
+  filters_ = resize_filters(spec_);
+  scratch_.resize(ctx.num_slots);
+}
+
+void ResizeCpu::run(Workspace& ws) {
+  const TensorList& in = ws.input(0);
+  TensorList& out = ws.output(0);
+  const int n = ws.batch_size();
+  const DType out_type = resize_output_type(spec_, in.dtype());
+  std::vector<kernels::ResizeSampleParams> params(n);
+  std::vector<CropWindow> windows(n);
+  std::vector<Shape> shapes(n);
+  std::vector<double> cost(n);  // pixels read and written
+  for (int i = 0; i < n; ++i) {
+    const Shape& s = in.shape(i);
+    SLUICE_CHECK(s.size() == 3 && (in.layout().empty() || in.layout() == "HWC"), InvalidArgument,
+                 "resize takes HWC images, got shape ", shape_to_string(s), " with layout '",
+                 in.layout(), "'");
+    ResizePlan plan = resize_plan(ws, i, s[0], s[1]);
+    windows[i] = plan.input;
+    params[i] = {plan.geometry, filters_};
+    shapes[i] = {plan.geometry.out_h, plan.geometry.out_w, s[2]};
+    cost[i] = static_cast<double>(plan.input.h * plan.input.w + shapes[i][0] * shapes[i][1]);
+  }
+  out.resize(shapes, out_type);
+  out.set_layout("HWC");
+  ws.for_each_sample(
+      [&](int i, int thread) {
+        const Shape& s = in.shape(i);
+        const CropWindow& w = windows[i];
+        const auto* base = static_cast<const char*>(in.raw_sample(i)) +
+                           (w.y * s[1] + w.x) * s[2] * static_cast<int64_t>(dtype_size(in.dtype()));
+        kernels::ConstHwcImage src(base, in.dtype(), w.h, w.w, s[2], s[1] * s[2]);
+        kernels::HwcImage dst{out.raw_sample(i), out_type, shapes[i][0], shapes[i][1], s[2]};
+        auto& scratch = scratch_[thread];
+        size_t need = kernels::resize_cpu_scratch_size(src, dst, params[i]);
+        if (scratch.size() < need) scratch.resize(need);
+        kernels::resize_cpu(src, dst, params[i], scratch);
+      },
+      1, cost);
+}
 
 kernels::ResampleFilters resize_filters(const OpSpec& spec) {
   kernels::ResampleFilters f;
@@ -196,5 +171,7 @@ ResizePlan resize_plan(const Workspace& ws, int sample, int64_t in_h, int64_t in
   a.subpixel_scale = spec.arg<bool>("subpixel_scale");
   return {{0, 0, in_h, in_w}, kernels::compute_resize_geometry(in_h, in_w, a)};
 }
+
+SLUICE_REGISTER_OPERATOR("resize", OpDevice::kCPU, ResizeCpu);
 
 }  // namespace sluice

@@ -1,0 +1,27 @@
+#include "sluice/memory/param_upload.h"
+#include "sluice/ops/random/random_op.h"
+
+namespace sluice {
+
+void RandomGpu::setup(const OpContext& ctx) {
+  GpuOperator::setup(ctx);
+  values_ = std::make_unique<ParamUpload>(ctx.device_id);
+}
+
+void RandomGpu::run(Workspace& ws) {
+  RandomPlan plan = plan_random(spec_, ws);
+  TensorList& out = ws.output(0);
+  out.resize(plan.shapes, plan.dtype);
+  std::vector<kernels::RandomSample> s;
+  int64_t max_n = 0;
+  for (int i = 0; i < ws.batch_size(); ++i) {
+    int64_t n = volume(plan.shapes[i]);
+    s.push_back({out.raw_sample(i), n, ws.rng(i), plan.p0[i], plan.p1[i]});
+    max_n = std::max(max_n, n);
+  }
+  const float* values = plan.values.empty() ? nullptr : values_->upload(plan.values, ws.stream());
+  kernels::random_gpu(plan.dist, upload_->upload(s, ws.stream()), ws.batch_size(), max_n,
+                      plan.dtype, values, static_cast<int>(plan.values.size()), ws.stream());
+}
+
+}  // namespace sluice

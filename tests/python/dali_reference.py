@@ -1,0 +1,108 @@
+"""NVIDIA DALI 2.4 as the reference of the operator tests.
+
+Sluice implements DALI's API, so one graph function runs on both: ``graph(fn, types, *inputs)``
+builds the graph from the given ``fn`` and ``types`` modules (and numpy as ``np``, nothing else
+from its module) over one external_source per input.
+run_sluice() runs it here; run_dali() runs the same function's source on DALI's CPU backend in a
+subprocess, with DALI's own venv: DALI pulls numpy 2 and cannot share this process. Make that
+venv with ``../shared/tools/dali-reference venv`` (it goes to .venv-dali at the repository root)
+or point SLUICE_DALI_PYTHON at its python; without it the tests that call run_dali() skip.
+
+Run as a script (by run_dali(), under DALI's python): ``dali_reference.py SPEC IN OUT``.
+"""
+
+import inspect
+import json
+import os
+import pathlib
+import subprocess
+import sys
+import textwrap
+
+import numpy as np
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+
+
+def dali_python():
+    """DALI's python: SLUICE_DALI_PYTHON, else .venv-dali at the repository root; None if absent."""
+    env = os.environ.get("SLUICE_DALI_PYTHON")
+    path = pathlib.Path(env) if env else ROOT / ".venv-dali" / "bin" / "python"
+    return path if path.exists() else None
+
+
+def _feeder(batch):
+    return lambda: batch  # no parameters: external_source would pass it the iteration
+
+
+def _as_list(outs):
+    return list(outs) if isinstance(outs, (list, tuple)) else [outs]
+
+
+def run_sluice(graph, inputs, layouts=None, seed=1, num_threads=2):
+    """Runs graph(fn, types, *sources) once on Sluice's CPU backend, each source feeding one of
+    `inputs` (a batch: a list of numpy arrays, one per sample) with its layout from `layouts`.
+    Returns each output as a list of numpy arrays."""
+    from sluice import fn, pipeline_def, types
+
+    layouts = layouts or [None] * len(inputs)
+
+    @pipeline_def(batch_size=len(inputs[0]), num_threads=num_threads, device_id=None, seed=seed)
+    def pipe():
+        sources = [fn.external_source(_feeder(b), **({"layout": lay} if lay else {}))
+                   for b, lay in zip(inputs, layouts)]
+        return graph(fn, types, *sources)
+
+    return [[np.array(o.at(i)) for i in range(len(o))] for o in _as_list(pipe().run())]
+
+
+def run_dali(graph, inputs, tmp_path, layouts=None, seed=1, num_threads=2):
+    """As run_sluice(), on NVIDIA DALI's CPU backend in a subprocess. Skips the calling test
+    when DALI's venv is absent."""
+    import pytest
+
+    python = dali_python()
+    if python is None:
+        pytest.skip("NVIDIA DALI not found: run ../shared/tools/dali-reference venv "
+                    "(or set SLUICE_DALI_PYTHON)")
+    spec = {"source": textwrap.dedent(inspect.getsource(graph)), "name": graph.__name__,
+            "num_inputs": len(inputs), "batch_size": len(inputs[0]),
+            "layouts": layouts or [None] * len(inputs), "seed": seed, "num_threads": num_threads}
+    paths = [tmp_path / n for n in ("dali_spec.json", "dali_in.npz", "dali_out.npz")]
+    paths[0].write_text(json.dumps(spec))
+    np.savez(paths[1], **{f"{k}_{i}": a for k, batch in enumerate(inputs) for i, a in enumerate(batch)})
+    run = subprocess.run([str(python), __file__, *map(str, paths)], capture_output=True, text=True,
+                         timeout=300)
+    assert run.returncode == 0, f"DALI failed:\n{run.stderr[-3000:]}"
+    with np.load(paths[2]) as out:
+        return [[out[f"{k}_{i}"] for i in range(spec["batch_size"])]
+                for k in range(int(out["num_outputs"]))]
+
+
+def _main(spec_path, in_path, out_path):
+    from nvidia.dali import fn, pipeline_def, types
+
+    spec = json.loads(pathlib.Path(spec_path).read_text())
+    with np.load(in_path) as data:
+        inputs = [[data[f"{k}_{i}"] for i in range(spec["batch_size"])]
+                  for k in range(spec["num_inputs"])]
+    namespace = {"np": np}  # graph functions may use numpy, nothing else from their module
+    exec(spec["source"], namespace)
+    graph = namespace[spec["name"]]
+
+    @pipeline_def(batch_size=spec["batch_size"], num_threads=spec["num_threads"], device_id=None,
+                  seed=spec["seed"])
+    def pipe():
+        sources = [fn.external_source(source=_feeder(b), **({"layout": lay} if lay else {}))
+                   for b, lay in zip(inputs, spec["layouts"])]
+        return graph(fn, types, *sources)
+
+    p = pipe()
+    p.build()
+    outs = _as_list(p.run())
+    arrays = {f"{k}_{i}": np.array(o.at(i)) for k, o in enumerate(outs) for i in range(len(o))}
+    np.savez(out_path, num_outputs=len(outs), **arrays)
+
+
+if __name__ == "__main__":
+    _main(*sys.argv[1:4])

@@ -1,0 +1,63 @@
+"""random.uniform: values uniform in the half-open range (Kolmogorov-Smirnov distance to the
+uniform distribution), per-sample ranges, discrete values; the GPU operator equals the CPU one bit
+for bit."""
+
+import numpy as np
+import pytest
+
+from op_testing import gpu_equals_cpu_bit_for_bit
+from sluice import fn, pipeline_def
+
+
+def ks_distance_to_uniform(values, lo, hi):
+    """Kolmogorov-Smirnov distance between the sample and the uniform distribution on [lo, hi)."""
+    v = np.sort((values.astype(np.float64) - lo) / (hi - lo))
+    n = len(v)
+    return max(np.max(np.arange(1, n + 1) / n - v), np.max(v - np.arange(n) / n))
+
+
+def test_values_are_uniform_in_the_half_open_range():
+    @pipeline_def(batch_size=4, num_threads=2, device_id=None, seed=5)
+    def p():
+        return fn.random.uniform(range=[-2.0, 3.0], shape=[5000])
+
+    out = p().run()[0]
+    values = np.asarray(out).ravel()
+    assert np.asarray(out).shape == (4, 5000) and values.dtype == np.float32
+    assert values.min() >= -2.0 and values.max() < 3.0
+    assert ks_distance_to_uniform(values, -2.0, 3.0) < 1.63 / np.sqrt(values.size)  # 1% level
+    assert len({np.asarray(out.at(i)).tobytes() for i in range(4)}) == 4  # one stream per sample
+
+
+def test_per_sample_ranges_from_an_argument_input():
+    ranges = [np.array([0, 1], np.float32), np.array([10, 20], np.float32),
+              np.array([-5, -4], np.float32)]
+
+    @pipeline_def(batch_size=3, num_threads=1, device_id=None, seed=6)
+    def p():
+        return fn.random.uniform(range=fn.external_source(lambda: ranges), shape=[2000])
+
+    out = p().run()[0]
+    for i, (lo, hi) in enumerate(ranges):
+        values = np.asarray(out.at(i))
+        assert values.min() >= lo and values.max() < hi
+        assert ks_distance_to_uniform(values, lo, hi) < 1.63 / np.sqrt(values.size)
+
+
+def test_discrete_values_are_drawn_uniformly():
+    values = [1.0, 5.0, 7.5]
+
+    @pipeline_def(batch_size=2, num_threads=1, device_id=None, seed=7)
+    def p():
+        return fn.random.uniform(values=values, shape=[6000])
+
+    drawn = np.asarray(p().run()[0]).ravel()
+    assert set(np.unique(drawn)) == set(values)
+    for v in values:
+        assert abs(np.mean(drawn == v) - 1 / 3) < 0.02
+
+
+@pytest.mark.gpu
+def test_gpu_equals_cpu_bit_for_bit():
+    gpu_equals_cpu_bit_for_bit(
+        lambda device: fn.random.uniform(range=[-50, 300], shape=[6, 7], device=device, seed=3))
