@@ -1,4 +1,4 @@
-"""The reliability suite's quick parts (issue 7): shutdown never hangs or leaks threads, memory
+"""The reliability suite's quick parts: shutdown never hangs or leaks threads, memory
 and file descriptors stay flat over epochs and pipeline re-creation, files changing underfoot
 give named errors, corrupt files through the whole pipeline decode or name themselves, outputs
 are deterministic across threads and prefetch depths, and sharding covers every sample.

@@ -74,7 +74,7 @@ struct NvjpegDecoderOptions {
   // time. On the H100 host with 16 threads 0.6 to 0.9 give the same images/s within the
   // run-to-run spread, 1.0 less (bench/gpu_pipeline.py). 0.7: DALI's legacy default is 0.65,
   // nvImageCodec's 0.9.
-  float hw_decoder_load = policy::kHwDecoderLoad;
+  float hw_decoder_load = static_cast<float>(policy::kHwDecoderLoad);
   // Start from hw_decoder_load, then move the share after every batch towards the one at which
   // the hardware submission and the rest of the batch take the same time. That share depends on
   // how many threads decode the rest and how fast they are (Note [Balancing the hardware share]

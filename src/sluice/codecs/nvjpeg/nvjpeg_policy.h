@@ -12,7 +12,7 @@ namespace sluice::nvjpeg::policy {
 // Share of a batch for the hardware decoder (hw_decoder_load): it lies in the broad range of
 // shares that give the same images/s on the H100 host, between DALI's legacy default (0.65) and
 // nvImageCodec's (0.9).
-inline constexpr float kHwDecoderLoad = 0.7f;
+inline constexpr double kHwDecoderLoad = 0.7;
 
 // Note [Balancing the hardware share] (nvjpeg_decode_batch.cc): the fraction of the way from
 // the current share to the equal-time share that one batch moves, which damps the noise in the

@@ -38,10 +38,10 @@ OpSchema decoder_schema(const std::string& name, const std::string& doc) {
            "Mixed decoder: interpolate chroma like the CPU decoder (libjpeg's fancy upsampling).")
       .arg("use_fast_idct", ArgType::kBool, false,
            "Accepted for compatibility; Sluice always decodes with the exact integer IDCT.")
-      .arg("hw_decoder_load", ArgType::kFloat, kDefaultHwDecoderLoad,
+      .arg("hw_decoder_load", ArgType::kFloat, nvjpeg::policy::kHwDecoderLoad,
            make_string("Mixed decoder: share of each batch for the hardware JPEG decoder. Given: "
                        "fixed, as in DALI. Not given: ",
-                       kDefaultHwDecoderLoad,
+                       nvjpeg::policy::kHwDecoderLoad,
                        "; with rest_decoder='cpu' it starts there and follows the share at which "
                        "the hardware decoder and the rest of the batch take the same time on this "
                        "machine."))
