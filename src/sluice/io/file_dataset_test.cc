@@ -11,12 +11,14 @@
 
 #include "sluice/core/error.h"
 #include "sluice/parallel/thread_pool.h"
+#include "sluice/io/detail/io_test_util.h"
 #include "sluice/io/detail/temp_tree.h"
 #include "sluice/io/read_file.h"
 
 namespace sluice {
 namespace {
 
+using io_detail::expect_error;
 using io_detail::TempTree;
 using Listing = std::vector<std::pair<std::string, int32_t>>;
 
@@ -36,20 +38,6 @@ FileDataset list_root(const std::string& root, bool allow_outside = false) {
   o.file_root = root;
   o.allow_paths_outside_root = allow_outside;
   return list_file_dataset(o);
-}
-
-// Runs `fn`, expecting exception E whose message contains every one of `parts`.
-template <typename E, typename Fn>
-void expect_error(Fn&& fn, std::initializer_list<std::string> parts) {
-  try {
-    fn();
-    ADD_FAILURE() << "no exception thrown";
-  } catch (const E& e) {
-    for (const std::string& p : parts) {
-      EXPECT_NE(std::string(e.what()).find(p), std::string::npos)
-          << "message '" << e.what() << "' lacks '" << p << "'";
-    }
-  }
 }
 
 // ---- (a) file_root with one folder per class ----
