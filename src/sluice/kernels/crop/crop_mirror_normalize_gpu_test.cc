@@ -26,14 +26,7 @@
 namespace sluice {
 namespace {
 
-using crop_test::DeviceBuffer;
-using crop_test::kGuardBytes;
-using crop_test::kPoison;
-using crop_test::PinnedBuffer;
-
-size_t align_up(size_t v, size_t a) {
-  return (v + a - 1) / a * a;
-}
+using namespace crop_test;  // NOLINT(google-build-using-namespace): this folder's test helpers
 
 struct Spec {
   int64_t h, w;
