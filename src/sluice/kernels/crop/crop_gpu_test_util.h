@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -32,6 +33,28 @@ inline ::testing::AssertionResult guard_intact(const std::vector<uint8_t>& host,
     }
   }
   return ::testing::AssertionSuccess();
+}
+
+// Copies each sample's input to its offset (spec.in_off) in `d_in` and fills `d_out` with the
+// poison, on `stream`; returns once the copies are done.
+template <typename T, typename Spec>
+void upload_batch(const std::vector<std::vector<T>>& inputs, const std::vector<Spec>& specs,
+                  const DeviceBuffer& d_in, const DeviceBuffer& d_out, cuda::Stream& stream) {
+  std::vector<uint8_t> host_in(d_in.size());
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    std::memcpy(host_in.data() + specs[i].in_off, inputs[i].data(), inputs[i].size() * sizeof(T));
+  }
+  cuda::memcpy_async(d_in.get(), host_in.data(), host_in.size(), stream.get());
+  cuda::memset_async(d_out.get(), kPoison, d_out.size(), stream.get());
+  stream.synchronize();  // host_in goes away
+}
+
+// The bytes of `d` once the work queued on `stream` is done.
+inline std::vector<uint8_t> download(const DeviceBuffer& d, cuda::Stream& stream) {
+  std::vector<uint8_t> host(d.size());
+  cuda::memcpy_async(host.data(), d.get(), host.size(), stream.get());
+  stream.synchronize();
+  return host;
 }
 
 }  // namespace sluice::crop_test
