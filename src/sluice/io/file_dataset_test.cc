@@ -19,6 +19,7 @@ namespace sluice {
 namespace {
 
 using io_detail::expect_error;
+using io_detail::open_fd_count;
 using io_detail::TempTree;
 using Listing = std::vector<std::pair<std::string, int32_t>>;
 
@@ -181,12 +182,6 @@ TEST(FileRootListing, EmptyOrMissingRootNamesTheRoot) {
   expect_error<IOError>([&] { list_root(t.path("missing")); }, {t.path("missing")});
   std::string file = t.file("plain.jpg");
   expect_error<InvalidArgument>([&] { list_root(file); }, {file, "not a directory"});
-}
-
-int open_fd_count() {
-  int n = 0;
-  for ([[maybe_unused]] const auto& e : std::filesystem::directory_iterator("/proc/self/fd")) ++n;
-  return n;
 }
 
 TEST(FileRootListing, UnreadableFolderIsAnIOErrorAndLeaksNothing) {

@@ -19,6 +19,7 @@ namespace sluice {
 namespace {
 
 using io_detail::expect_error;
+using io_detail::open_fd_count;
 using io_detail::TempTree;
 
 std::string random_bytes(size_t n, uint32_t seed) {
@@ -138,12 +139,6 @@ TEST(ReadFile, FileGrownAfterOpenIsAnError) {
   ASSERT_EQ(::truncate(p.c_str(), 6000), 0);  // still being written
   std::vector<uint8_t> out(f.size());
   expect_error<IOError>([&] { f.read_all(out.data()); }, {p, "longer"});
-}
-
-int open_fd_count() {
-  int n = 0;
-  for ([[maybe_unused]] const auto& e : std::filesystem::directory_iterator("/proc/self/fd")) ++n;
-  return n;
 }
 
 TEST(ReadFile, ErrorsDoNotLeakFileDescriptors) {

@@ -1,8 +1,9 @@
 #pragma once
-// Test helper of the io tests (not part of the library API).
+// Test helpers of the io tests (not part of the library API).
 
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <initializer_list>
 #include <string>
 
@@ -20,6 +21,13 @@ void expect_error(Fn&& fn, std::initializer_list<std::string> parts) {
           << "message '" << e.what() << "' lacks '" << p << "'";
     }
   }
+}
+
+// File descriptors this process has open (to check that errors leak none).
+inline int open_fd_count() {
+  int n = 0;
+  for ([[maybe_unused]] const auto& e : std::filesystem::directory_iterator("/proc/self/fd")) ++n;
+  return n;
 }
 
 }  // namespace sluice::io_detail
