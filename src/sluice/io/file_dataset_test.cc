@@ -10,10 +10,10 @@
 #include <vector>
 
 #include "sluice/core/error.h"
-#include "sluice/parallel/thread_pool.h"
 #include "sluice/io/detail/io_test_util.h"
 #include "sluice/io/detail/temp_tree.h"
 #include "sluice/io/read_file.h"
+#include "sluice/parallel/thread_pool.h"
 
 namespace sluice {
 namespace {

@@ -129,7 +129,8 @@ TEST(ReadFile, FileTruncatedAfterOpenIsAnError) {
   ASSERT_EQ(f.size(), 10000u);
   ASSERT_EQ(::truncate(p.c_str(), 4000), 0);  // another process truncates it
   std::vector<uint8_t> out(f.size());
-  expect_error<IOError>([&] { f.read_all(out.data()); }, {p, "changed while it was being read", "10000"});
+  expect_error<IOError>([&] { f.read_all(out.data()); },
+                        {p, "changed while it was being read", "10000"});
 }
 
 TEST(ReadFile, FileGrownAfterOpenIsAnError) {

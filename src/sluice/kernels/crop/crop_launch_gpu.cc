@@ -50,7 +50,9 @@ void crop_transform_gpu(std::span<const CropGpuSample> samples, size_t elem_size
                "crop (GPU): element size must be 1, 2 or 4 bytes, got ", elem_size);
   const int64_t max_items = upload_batch(
       samples, crop_gpu_descriptor_bytes(n),
-      [elem_size](const CropGpuSample& s) { return crop_detail::crop_transform_items(s, elem_size); },
+      [elem_size](const CropGpuSample& s) {
+        return crop_detail::crop_transform_items(s, elem_size);
+      },
       pinned_staging, device_descriptors, stream);
   if (max_items == 0) return;
   crop_detail::launch_crop_transform(static_cast<const CropGpuSample*>(device_descriptors), n,

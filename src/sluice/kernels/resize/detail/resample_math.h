@@ -8,10 +8,11 @@
 // Everything here uses only IEEE-754 double +, -, *, / (correctly rounded on both sides) through
 // the *_rn helpers of kernels/common/host_device.h, which on the device are the explicit
 // round-to-nearest intrinsics: nvcc would otherwise contract a * b + c into an FMA, and the host
-// compiler (ISO C++ mode, x86-64 baseline) does not. sin and exp are evaluated by polynomials written here rather than by libm / CUDA's
-// math library, whose last-bit rounding differs. Their accuracy (a few 1e-15 relative) is far
-// below what the float or 22-bit fixed-point coefficients keep, so the results still match
-// Pillow's (which uses libm) in practice; the offline comparison found no difference.
+// compiler (ISO C++ mode, x86-64 baseline) does not. sin and exp are evaluated by polynomials
+// written here rather than by libm / CUDA's math library, whose last-bit rounding differs. Their
+// accuracy (a few 1e-15 relative) is far below what the float or 22-bit fixed-point coefficients
+// keep, so the results still match Pillow's (which uses libm) in practice; the offline comparison
+// found no difference.
 
 #include <cstdint>
 

@@ -147,9 +147,8 @@ struct StoreNormalized {
     Out* o = static_cast<Out*>(d.out);
     SLUICE_UNROLL
     for (int c = 0; c < C; c++) {
-      const float v =
-          crop_detail::cmn_normalize(static_cast<float>(fixed_to_u8(acc[c])), d.mean[c], d.mul[c],
-                                     d.shift);
+      const float v = crop_detail::cmn_normalize(static_cast<float>(fixed_to_u8(acc[c])), d.mean[c],
+                                                 d.mul[c], d.shift);
       const int64_t i = kChw ? c * d.out_plane_stride + y * d.out_stride + xo
                              : y * d.out_stride + static_cast<int64_t>(xo) * C + c;
       store_normalized(o, i, v);
