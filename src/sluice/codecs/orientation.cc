@@ -35,26 +35,12 @@ CropWindow oriented_to_raw(const CropWindow& o, ImageSize raw, int orientation) 
   }
 }
 
+// The inverse transform on the oriented image: the two rotations (6 and 8) undo each other, every
+// other orientation undoes itself.
 CropWindow raw_to_oriented(const CropWindow& r, ImageSize raw, int orientation) {
-  const int64_t W = raw.width, H = raw.height;
-  switch (orientation) {
-    case 2:
-      return {r.y, W - r.x - r.w, r.h, r.w};
-    case 3:
-      return {H - r.y - r.h, W - r.x - r.w, r.h, r.w};
-    case 4:
-      return {H - r.y - r.h, r.x, r.h, r.w};
-    case 5:
-      return {r.x, r.y, r.w, r.h};
-    case 6:
-      return {r.x, H - r.y - r.h, r.w, r.h};
-    case 7:
-      return {W - r.x - r.w, H - r.y - r.h, r.w, r.h};
-    case 8:
-      return {W - r.x - r.w, r.y, r.w, r.h};
-    default:
-      return r;
-  }
+  const int inverse = orientation == 6 ? 8 : (orientation == 8 ? 6 : orientation);
+  const bool swap = orientation_swaps_axes(orientation);
+  return oriented_to_raw(r, swap ? ImageSize{raw.height, raw.width} : raw, inverse);
 }
 
 namespace detail {

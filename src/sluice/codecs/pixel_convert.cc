@@ -6,38 +6,7 @@
 
 namespace sluice::codecs {
 
-int layout_channels(PixelLayout l) {
-  switch (l) {
-    case PixelLayout::kGray:
-      return 1;
-    case PixelLayout::kGrayAlpha:
-      return 2;
-    case PixelLayout::kRGB:
-    case PixelLayout::kBGR:
-    case PixelLayout::kYCbCr:
-      return 3;
-    case PixelLayout::kRGBA:
-    case PixelLayout::kCmykInverted:
-      return 4;
-  }
-  return 0;
-}
-
 namespace {
-
-constexpr int channels_of(PixelLayout l) {
-  switch (l) {
-    case PixelLayout::kGray:
-      return 1;
-    case PixelLayout::kGrayAlpha:
-      return 2;
-    case PixelLayout::kRGBA:
-    case PixelLayout::kCmykInverted:
-      return 4;
-    default:
-      return 3;
-  }
-}
 
 // Pillow's MULDIV255: round(a * b / 255) for 8-bit a, b.
 inline uint32_t muldiv255(uint32_t a, uint32_t b) {
@@ -53,8 +22,8 @@ inline uint32_t luma(uint32_t r, uint32_t g, uint32_t b) {
 
 template <PixelLayout S, PixelLayout D, typename SrcT, typename DstT>
 void convert_impl(const SrcT* s, DstT* d, int64_t n) {
-  constexpr int sc = channels_of(S);
-  constexpr int dc = channels_of(D);
+  constexpr int sc = layout_channels(S);
+  constexpr int dc = layout_channels(D);
   constexpr bool narrow = sizeof(SrcT) == 2 && sizeof(DstT) == 1;
   constexpr bool widen = sizeof(SrcT) == 1 && sizeof(DstT) == 2;
   // The working depth is the lower of the two (Note [Depth]).

@@ -39,7 +39,22 @@ namespace sluice::codecs {
 // Interleaved pixel layouts. kCmykInverted is a JPEG-only source layout (Note [CMYK]).
 enum class PixelLayout : uint8_t { kGray, kGrayAlpha, kRGB, kRGBA, kBGR, kYCbCr, kCmykInverted };
 
-int layout_channels(PixelLayout l);
+constexpr int layout_channels(PixelLayout l) {
+  switch (l) {
+    case PixelLayout::kGray:
+      return 1;
+    case PixelLayout::kGrayAlpha:
+      return 2;
+    case PixelLayout::kRGB:
+    case PixelLayout::kBGR:
+    case PixelLayout::kYCbCr:
+      return 3;
+    case PixelLayout::kRGBA:
+    case PixelLayout::kCmykInverted:
+      return 4;
+  }
+  return 0;
+}
 
 // Converts `n` pixels from `src` (layout `sl`, `src_depth` 8 or 16 bits per sample, samples as
 // uint8_t or native-endian uint16_t) to `dst` (layout `dl`, `dst_depth` 8 or 16); src and dst

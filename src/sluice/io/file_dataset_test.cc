@@ -10,13 +10,16 @@
 #include <vector>
 
 #include "sluice/core/error.h"
-#include "sluice/parallel/thread_pool.h"
+#include "sluice/io/detail/io_test_util.h"
 #include "sluice/io/detail/temp_tree.h"
 #include "sluice/io/read_file.h"
+#include "sluice/parallel/thread_pool.h"
 
 namespace sluice {
 namespace {
 
+using io_detail::expect_error;
+using io_detail::open_fd_count;
 using io_detail::TempTree;
 using Listing = std::vector<std::pair<std::string, int32_t>>;
 
@@ -36,20 +39,6 @@ FileDataset list_root(const std::string& root, bool allow_outside = false) {
   o.file_root = root;
   o.allow_paths_outside_root = allow_outside;
   return list_file_dataset(o);
-}
-
-// Runs `fn`, expecting exception E whose message contains every one of `parts`.
-template <typename E, typename Fn>
-void expect_error(Fn&& fn, std::initializer_list<std::string> parts) {
-  try {
-    fn();
-    ADD_FAILURE() << "no exception thrown";
-  } catch (const E& e) {
-    for (const std::string& p : parts) {
-      EXPECT_NE(std::string(e.what()).find(p), std::string::npos)
-          << "message '" << e.what() << "' lacks '" << p << "'";
-    }
-  }
 }
 
 // ---- (a) file_root with one folder per class ----
@@ -193,12 +182,6 @@ TEST(FileRootListing, EmptyOrMissingRootNamesTheRoot) {
   expect_error<IOError>([&] { list_root(t.path("missing")); }, {t.path("missing")});
   std::string file = t.file("plain.jpg");
   expect_error<InvalidArgument>([&] { list_root(file); }, {file, "not a directory"});
-}
-
-int open_fd_count() {
-  int n = 0;
-  for ([[maybe_unused]] const auto& e : std::filesystem::directory_iterator("/proc/self/fd")) ++n;
-  return n;
 }
 
 TEST(FileRootListing, UnreadableFolderIsAnIOErrorAndLeaksNothing) {

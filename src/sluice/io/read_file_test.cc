@@ -11,12 +11,15 @@
 #include <vector>
 
 #include "sluice/core/error.h"
+#include "sluice/io/detail/io_test_util.h"
 #include "sluice/io/detail/temp_tree.h"
 #include "sluice/memory/buffer.h"
 
 namespace sluice {
 namespace {
 
+using io_detail::expect_error;
+using io_detail::open_fd_count;
 using io_detail::TempTree;
 
 std::string random_bytes(size_t n, uint32_t seed) {
@@ -24,20 +27,6 @@ std::string random_bytes(size_t n, uint32_t seed) {
   std::string s(n, '\0');
   for (char& c : s) c = static_cast<char>(gen() & 0xFF);
   return s;
-}
-
-// Runs `fn`, expecting an IOError whose message contains every one of `parts`.
-template <typename Fn>
-void expect_io_error(Fn&& fn, std::initializer_list<std::string> parts) {
-  try {
-    fn();
-    ADD_FAILURE() << "no IOError thrown";
-  } catch (const IOError& e) {
-    for (const std::string& p : parts) {
-      EXPECT_NE(std::string(e.what()).find(p), std::string::npos)
-          << "message '" << e.what() << "' lacks '" << p << "'";
-    }
-  }
 }
 
 TEST(ReadFile, ReadsWholeFileIntoVector) {
@@ -83,14 +72,14 @@ TEST(ReadFile, MissingFileNamesTheFile) {
   TempTree t;
   std::vector<uint8_t> out;
   std::string p = t.path("nope/missing.jpg");
-  expect_io_error([&] { read_file(p, out); }, {p, "does not exist"});
+  expect_error<IOError>([&] { read_file(p, out); }, {p, "does not exist"});
 }
 
 TEST(ReadFile, DirectoryIsRejected) {
   TempTree t;
   std::string d = t.dir("cls");
   std::vector<uint8_t> out;
-  expect_io_error([&] { read_file(d, out); }, {d, "is a directory"});
+  expect_error<IOError>([&] { read_file(d, out); }, {d, "is a directory"});
 }
 
 TEST(ReadFile, FifoIsRejectedWithoutBlocking) {
@@ -99,7 +88,7 @@ TEST(ReadFile, FifoIsRejectedWithoutBlocking) {
   ASSERT_EQ(::mkfifo(p.c_str(), 0600), 0);
   std::vector<uint8_t> out;
   // Without O_NONBLOCK, opening a FIFO that has no writer would hang here.
-  expect_io_error([&] { read_file(p, out); }, {p, "FIFO"});
+  expect_error<IOError>([&] { read_file(p, out); }, {p, "FIFO"});
 }
 
 TEST(ReadFile, PermissionDeniedNamesTheFile) {
@@ -129,7 +118,7 @@ TEST(ReadFile, SizeLimitNamesTheFile) {
   TempTree t;
   std::string p = t.file("big.bin", std::string(1000, 'x'));
   std::vector<uint8_t> out;
-  expect_io_error([&] { read_file(p, out, 999); }, {p, "1000 bytes", "limit of 999"});
+  expect_error<IOError>([&] { read_file(p, out, 999); }, {p, "1000 bytes", "limit of 999"});
   EXPECT_EQ(read_file(p, out, 1000), 1000u);
 }
 
@@ -140,7 +129,8 @@ TEST(ReadFile, FileTruncatedAfterOpenIsAnError) {
   ASSERT_EQ(f.size(), 10000u);
   ASSERT_EQ(::truncate(p.c_str(), 4000), 0);  // another process truncates it
   std::vector<uint8_t> out(f.size());
-  expect_io_error([&] { f.read_all(out.data()); }, {p, "changed while it was being read", "10000"});
+  expect_error<IOError>([&] { f.read_all(out.data()); },
+                        {p, "changed while it was being read", "10000"});
 }
 
 TEST(ReadFile, FileGrownAfterOpenIsAnError) {
@@ -149,13 +139,7 @@ TEST(ReadFile, FileGrownAfterOpenIsAnError) {
   ReadableFile f(p);
   ASSERT_EQ(::truncate(p.c_str(), 6000), 0);  // still being written
   std::vector<uint8_t> out(f.size());
-  expect_io_error([&] { f.read_all(out.data()); }, {p, "longer"});
-}
-
-int open_fd_count() {
-  int n = 0;
-  for ([[maybe_unused]] const auto& e : std::filesystem::directory_iterator("/proc/self/fd")) ++n;
-  return n;
+  expect_error<IOError>([&] { f.read_all(out.data()); }, {p, "longer"});
 }
 
 TEST(ReadFile, ErrorsDoNotLeakFileDescriptors) {

@@ -29,6 +29,14 @@ void check_growth(double f) {
   SLUICE_CHECK(f >= 1.0, InvalidArgument, "buffer growth factor must be >= 1, got ", f);
 }
 
+// Applies fn to the policy under the lock.
+template <typename Fn>
+void update(Fn&& fn) {
+  State& s = state();
+  std::lock_guard<std::mutex> lk(s.mu);
+  fn(s.policy);
+}
+
 }  // namespace
 
 BufferPolicy buffer_policy() {
@@ -40,31 +48,22 @@ BufferPolicy buffer_policy() {
 void set_host_buffer_shrink_threshold(double t) {
   SLUICE_CHECK(t >= 0 && t <= 1, InvalidArgument,
                "host buffer shrink threshold must be in [0, 1], got ", t);
-  State& s = state();
-  std::lock_guard<std::mutex> lk(s.mu);
-  s.policy.host_shrink_threshold = t;
+  update([t](BufferPolicy& p) { p.host_shrink_threshold = t; });
 }
 
 void set_buffer_growth_factor(double f) {
   check_growth(f);
-  State& s = state();
-  std::lock_guard<std::mutex> lk(s.mu);
-  s.policy.host_growth_factor = f;
-  s.policy.device_growth_factor = f;
+  update([f](BufferPolicy& p) { p.host_growth_factor = p.device_growth_factor = f; });
 }
 
 void set_host_buffer_growth_factor(double f) {
   check_growth(f);
-  State& s = state();
-  std::lock_guard<std::mutex> lk(s.mu);
-  s.policy.host_growth_factor = f;
+  update([f](BufferPolicy& p) { p.host_growth_factor = f; });
 }
 
 void set_device_buffer_growth_factor(double f) {
   check_growth(f);
-  State& s = state();
-  std::lock_guard<std::mutex> lk(s.mu);
-  s.policy.device_growth_factor = f;
+  update([f](BufferPolicy& p) { p.device_growth_factor = f; });
 }
 
 }  // namespace sluice

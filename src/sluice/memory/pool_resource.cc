@@ -120,24 +120,24 @@ PoolResource::Block* PoolResource::split_locked(Block* b, size_t size) {
   return b;
 }
 
+void PoolResource::absorb_next(Block* b) {
+  Block* n = b->next;
+  b->size += n->size;
+  b->next = n->next;
+  if (b->next) b->next->prev = b;
+  delete n;
+}
+
 void PoolResource::free_block_locked(Block* b) {
   b->free = true;
   if (b->next && b->next->free) {
-    Block* n = b->next;
-    free_.erase({n->size, n});
-    b->size += n->size;
-    b->next = n->next;
-    if (b->next) b->next->prev = b;
-    delete n;
+    free_.erase({b->next->size, b->next});
+    absorb_next(b);
   }
   if (b->prev && b->prev->free) {
-    Block* p = b->prev;
-    free_.erase({p->size, p});
-    p->size += b->size;
-    p->next = b->next;
-    if (p->next) p->next->prev = p;
-    delete b;
-    b = p;
+    b = b->prev;
+    free_.erase({b->size, b});
+    absorb_next(b);
   }
   free_.insert({b->size, b});
 }

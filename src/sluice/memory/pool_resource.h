@@ -51,6 +51,7 @@ class PoolResource : public MemoryResource {
   Block* find_free_locked(size_t size);
   Block* split_locked(Block* b, size_t size);
   void free_block_locked(Block* b);
+  static void absorb_next(Block* b);  // merges b->next (adjacent, out of free_) into b
   void collect_pending_locked(bool wait);
   bool grow_locked(size_t size);
   void release_unused_locked();

@@ -30,6 +30,23 @@ void check_extents(int64_t h, int64_t w, const CropWindow& win, int64_t sample) 
                " exceeds the GPU kernels' 32-bit extents", where(sample));
 }
 
+// The input extent and the window, as both descriptors hold them (check_extents first).
+template <typename Sample>
+void set_geometry(Sample& s, int64_t h, int64_t w, const CropWindow& window) {
+  s.in_height = static_cast<int32_t>(h);
+  s.in_width = static_cast<int32_t>(w);
+  s.win_y = static_cast<int32_t>(window.y);
+  s.win_x = static_cast<int32_t>(window.x);
+  s.win_h = static_cast<int32_t>(window.h);
+  s.win_w = static_cast<int32_t>(window.w);
+}
+
+size_t descriptor_bytes(int64_t num_samples, size_t descriptor_size) {
+  SLUICE_CHECK(num_samples >= 0, InvalidArgument, "num_samples must not be negative, got ",
+               num_samples);
+  return static_cast<size_t>(num_samples) * descriptor_size;
+}
+
 }  // namespace
 
 template <typename T>
@@ -49,13 +66,8 @@ CropGpuSample make_crop_gpu_sample(std::type_identity_t<ImageView<const T>> in, 
   CropGpuSample s;
   s.in = in.data;
   s.out = out.data;
-  s.in_height = static_cast<int32_t>(in.height);
-  s.in_width = static_cast<int32_t>(in.width);
+  set_geometry(s, in.height, in.width, window);
   s.channels = static_cast<int32_t>(in.channels);
-  s.win_y = static_cast<int32_t>(window.y);
-  s.win_x = static_cast<int32_t>(window.x);
-  s.win_h = static_cast<int32_t>(window.h);
-  s.win_w = static_cast<int32_t>(window.w);
   s.layout = static_cast<uint8_t>(in.layout);
   s.transpose = transform.transpose;
   s.flip_x = transform.flip_x;
@@ -81,9 +93,7 @@ SLUICE_INSTANTIATE_CROP_GPU_SAMPLE(float)
 #undef SLUICE_INSTANTIATE_CROP_GPU_SAMPLE
 
 size_t crop_gpu_descriptor_bytes(int64_t num_samples) {
-  SLUICE_CHECK(num_samples >= 0, InvalidArgument, "num_samples must not be negative, got ",
-               num_samples);
-  return static_cast<size_t>(num_samples) * sizeof(CropGpuSample);
+  return descriptor_bytes(num_samples, sizeof(CropGpuSample));
 }
 
 CmnGpuSample make_cmn_gpu_sample(ImageView<const uint8_t> in, void* out, const CropWindow& window,
@@ -117,12 +127,7 @@ CmnGpuSample make_cmn_gpu_sample(ImageView<const uint8_t> in, void* out, const C
   CmnGpuSample s;
   s.in = in.data;
   s.out = out;
-  s.in_height = static_cast<int32_t>(in.height);
-  s.in_width = static_cast<int32_t>(in.width);
-  s.win_y = static_cast<int32_t>(window.y);
-  s.win_x = static_cast<int32_t>(window.x);
-  s.win_h = static_cast<int32_t>(window.h);
-  s.win_w = static_cast<int32_t>(window.w);
+  set_geometry(s, in.height, in.width, window);
   s.mirror = mirror ? 1 : 0;
   s.shift = table.shift;
   for (int c = 0; c < table.channels; ++c) {
@@ -134,9 +139,7 @@ CmnGpuSample make_cmn_gpu_sample(ImageView<const uint8_t> in, void* out, const C
 }
 
 size_t cmn_gpu_descriptor_bytes(int64_t num_samples) {
-  SLUICE_CHECK(num_samples >= 0, InvalidArgument, "num_samples must not be negative, got ",
-               num_samples);
-  return static_cast<size_t>(num_samples) * sizeof(CmnGpuSample);
+  return descriptor_bytes(num_samples, sizeof(CmnGpuSample));
 }
 
 }  // namespace sluice

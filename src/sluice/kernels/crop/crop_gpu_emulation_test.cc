@@ -39,10 +39,6 @@ struct Arena {
   }
 };
 
-size_t align_up(size_t v, size_t a) {
-  return (v + a - 1) / a * a;
-}
-
 std::vector<int64_t> scrambled(int64_t n, std::mt19937& gen) {
   std::vector<int64_t> order(static_cast<size_t>(n));
   std::iota(order.begin(), order.end(), 0);
@@ -85,7 +81,7 @@ void emulate_crop(ImageLayout layout, std::mt19937& gen) {
     }
     s.in = crop_test::random_values<T>(static_cast<size_t>(s.h * s.w * s.c), gen);
     transformed_size(s.win, s.t, &s.oh, &s.ow);
-    s.off = align_up(bytes, 16) + (i % 4 == 3 ? sizeof(T) : 0);
+    s.off = crop_test::align_up(bytes, 16) + (i % 4 == 3 ? sizeof(T) : 0);
     bytes = s.off + static_cast<size_t>(s.oh * s.ow * s.c) * sizeof(T) + kGuard;
     specs.push_back(std::move(s));
   }
@@ -193,7 +189,7 @@ void emulate_cmn(DType type, std::mt19937& gen) {
           if (i == 1) s.win = {0, 0, 3, 32};  // full runs: vector stores on aligned rows
           s.mirror = i % 2 == 1;
           s.in = crop_test::random_values<uint8_t>(static_cast<size_t>(s.h * s.w * C), gen);
-          s.off = align_up(bytes, 16) + (i % 3 == 2 ? sizeof(Out) : 0);
+          s.off = crop_test::align_up(bytes, 16) + (i % 3 == 2 ? sizeof(Out) : 0);
           bytes = s.off + volume(cmn_output_shape(s.win, table)) * sizeof(Out) + kGuard;
           specs.push_back(std::move(s));
         }

@@ -9,26 +9,13 @@
 #include <cstring>
 
 #include "sluice/core/float16.h"
+#include "sluice/kernels/common/host_device.h"
 #include "sluice/kernels/crop/crop_gpu_types.h"
 #include "sluice/kernels/crop/crop_math.h"
 
-#if defined(__CUDA_ARCH__)
-#define SLUICE_UNROLL _Pragma("unroll")
-#else
-#define SLUICE_UNROLL
-#endif
-
 namespace sluice::crop_detail {
 
-// Read-only load through the texture path on the device.
-template <typename T>
-SLUICE_HOST_DEVICE inline T load_ro(const T* p) {
-#if defined(__CUDA_ARCH__)
-  return __ldg(p);
-#else
-  return *p;
-#endif
-}
+using kernels::load_ro;
 
 // Stores v[0, n) to dst. A full run (n == N) whose byte size is a multiple of 16 goes out as
 // 16-byte vector stores when dst is 16-byte aligned; anything else element by element. N is a

@@ -19,14 +19,7 @@
 namespace sluice {
 namespace {
 
-using crop_test::DeviceBuffer;
-using crop_test::kGuardBytes;
-using crop_test::kPoison;
-using crop_test::PinnedBuffer;
-
-size_t align_up(size_t v, size_t a) {
-  return (v + a - 1) / a * a;
-}
+using namespace crop_test;  // NOLINT(google-build-using-namespace): this folder's test helpers
 
 struct Spec {
   int64_t h, w, c;
@@ -110,12 +103,7 @@ void check_batch(ImageLayout layout, int num_samples, uint32_t seed) {
   DeviceBuffer d_in(in_bytes), d_out(out_bytes);
   DeviceBuffer d_desc(crop_gpu_descriptor_bytes(num_samples));
   PinnedBuffer staging(crop_gpu_descriptor_bytes(num_samples));
-  std::vector<uint8_t> host_in(in_bytes);
-  for (int i = 0; i < num_samples; ++i) {
-    std::memcpy(host_in.data() + specs[i].in_off, inputs[i].data(), inputs[i].size() * sizeof(T));
-  }
-  cuda::memcpy_async(d_in.get(), host_in.data(), in_bytes, stream.get());
-  cuda::memset_async(d_out.get(), kPoison, out_bytes, stream.get());
+  upload_batch(inputs, specs, d_in, d_out, stream);
   std::vector<CropGpuSample> samples;
   for (int i = 0; i < num_samples; ++i) {
     const Spec& s = specs[i];
@@ -125,9 +113,7 @@ void check_batch(ImageLayout layout, int num_samples, uint32_t seed) {
     samples.push_back(make_crop_gpu_sample<T>(in, out, s.win, s.t, s.fill, i));
   }
   crop_transform_gpu(samples, sizeof(T), staging.get(), d_desc.get(), stream.get());
-  std::vector<uint8_t> host_out(out_bytes);
-  cuda::memcpy_async(host_out.data(), d_out.get(), out_bytes, stream.get());
-  stream.synchronize();
+  const std::vector<uint8_t> host_out = download(d_out, stream);
 
   size_t prev_end = 0;
   for (int i = 0; i < num_samples; ++i) {

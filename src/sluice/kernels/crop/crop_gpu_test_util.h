@@ -1,63 +1,21 @@
 #pragma once
-// GPU test helpers of kernels/crop (tests only): owning device / pinned buffers, the test seed,
-// and a comparison that reports enough to diagnose a failure from a log.
+// GPU test helpers of kernels/crop (tests only): the poison and guard-gap checks, and the
+// kernels' shared buffers and seed (kernels/common/gpu_test_util.h).
 
 #include <gtest/gtest.h>
 
 #include <cstdint>
-#include <cstdlib>
 #include <cstring>
-#include <random>
 #include <string>
 #include <vector>
 
-#include "sluice/core/error.h"
-#include "sluice/cuda/cuda_api.h"
+#include "sluice/kernels/common/gpu_test_util.h"
 
 namespace sluice::crop_test {
 
-// A device allocation on device 0, freed on destruction.
-class DeviceBuffer {
- public:
-  explicit DeviceBuffer(size_t bytes) : bytes_(bytes) {
-    p_ = cuda::try_malloc_device(bytes ? bytes : 1, 0);
-    if (!p_) throw OutOfMemory(make_string("test: cannot allocate ", bytes, " device bytes"));
-  }
-  ~DeviceBuffer() { cuda::free_device(p_, 0); }
-  DeviceBuffer(const DeviceBuffer&) = delete;
-  DeviceBuffer& operator=(const DeviceBuffer&) = delete;
-  void* get() const { return p_; }
-  uint8_t* bytes() const { return static_cast<uint8_t*>(p_); }
-  size_t size() const { return bytes_; }
-
- private:
-  void* p_ = nullptr;
-  size_t bytes_ = 0;
-};
-
-// A pinned host allocation, freed on destruction.
-class PinnedBuffer {
- public:
-  explicit PinnedBuffer(size_t bytes) {
-    p_ = cuda::try_malloc_pinned(bytes ? bytes : 1);
-    if (!p_) throw OutOfMemory(make_string("test: cannot allocate ", bytes, " pinned bytes"));
-  }
-  ~PinnedBuffer() { cuda::free_pinned(p_); }
-  PinnedBuffer(const PinnedBuffer&) = delete;
-  PinnedBuffer& operator=(const PinnedBuffer&) = delete;
-  void* get() const { return p_; }
-
- private:
-  void* p_ = nullptr;
-};
-
-// Fresh randomness per run; SLUICE_TEST_SEED reproduces a failing run (the seed is printed).
-inline uint32_t test_seed() {
-  if (const char* s = std::getenv("SLUICE_TEST_SEED"); s && *s) {
-    return static_cast<uint32_t>(std::strtoul(s, nullptr, 10));
-  }
-  return std::random_device{}();
-}
+using gpu_test::DeviceBuffer;
+using gpu_test::PinnedBuffer;
+using gpu_test::test_seed;
 
 // Poison byte of outputs and of the guard gaps between samples.
 inline constexpr uint8_t kPoison = 0xAB;
@@ -75,6 +33,28 @@ inline ::testing::AssertionResult guard_intact(const std::vector<uint8_t>& host,
     }
   }
   return ::testing::AssertionSuccess();
+}
+
+// Copies each sample's input to its offset (spec.in_off) in `d_in` and fills `d_out` with the
+// poison, on `stream`; returns once the copies are done.
+template <typename T, typename Spec>
+void upload_batch(const std::vector<std::vector<T>>& inputs, const std::vector<Spec>& specs,
+                  const DeviceBuffer& d_in, const DeviceBuffer& d_out, cuda::Stream& stream) {
+  std::vector<uint8_t> host_in(d_in.size());
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    std::memcpy(host_in.data() + specs[i].in_off, inputs[i].data(), inputs[i].size() * sizeof(T));
+  }
+  cuda::memcpy_async(d_in.get(), host_in.data(), host_in.size(), stream.get());
+  cuda::memset_async(d_out.get(), kPoison, d_out.size(), stream.get());
+  stream.synchronize();  // host_in goes away
+}
+
+// The bytes of `d` once the work queued on `stream` is done.
+inline std::vector<uint8_t> download(const DeviceBuffer& d, cuda::Stream& stream) {
+  std::vector<uint8_t> host(d.size());
+  cuda::memcpy_async(host.data(), d.get(), host.size(), stream.get());
+  stream.synchronize();
+  return host;
 }
 
 }  // namespace sluice::crop_test

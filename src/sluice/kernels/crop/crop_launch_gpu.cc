@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <span>
 
 #include "sluice/core/error.h"
 #include "sluice/cuda/cuda_api.h"
@@ -28,6 +29,16 @@ void upload(const void* host, size_t bytes, void* pinned_staging, void* device_d
   cuda::memcpy_async(device_descriptors, pinned_staging, bytes, stream);
 }
 
+// Uploads the descriptors; returns the largest work count of a sample (0: nothing to launch).
+template <typename Sample, typename ItemsFn>
+int64_t upload_batch(std::span<const Sample> samples, size_t bytes, ItemsFn items,
+                     void* pinned_staging, void* device_descriptors, void* stream) {
+  int64_t max_items = 0;
+  for (const Sample& s : samples) max_items = std::max(max_items, items(s));
+  upload(samples.data(), bytes, pinned_staging, device_descriptors, stream);
+  return max_items;
+}
+
 }  // namespace
 
 void crop_transform_gpu(std::span<const CropGpuSample> samples, size_t elem_size,
@@ -37,11 +48,12 @@ void crop_transform_gpu(std::span<const CropGpuSample> samples, size_t elem_size
   check_batch(n, pinned_staging, device_descriptors, "crop");
   SLUICE_CHECK(elem_size == 1 || elem_size == 2 || elem_size == 4, InvalidArgument,
                "crop (GPU): element size must be 1, 2 or 4 bytes, got ", elem_size);
-  int64_t max_items = 0;
-  for (const CropGpuSample& s : samples) {
-    max_items = std::max(max_items, crop_detail::crop_transform_items(s, elem_size));
-  }
-  upload(samples.data(), crop_gpu_descriptor_bytes(n), pinned_staging, device_descriptors, stream);
+  const int64_t max_items = upload_batch(
+      samples, crop_gpu_descriptor_bytes(n),
+      [elem_size](const CropGpuSample& s) {
+        return crop_detail::crop_transform_items(s, elem_size);
+      },
+      pinned_staging, device_descriptors, stream);
   if (max_items == 0) return;
   crop_detail::launch_crop_transform(static_cast<const CropGpuSample*>(device_descriptors), n,
                                      max_items, elem_size, stream);
@@ -78,11 +90,10 @@ void crop_mirror_normalize_gpu(std::span<const CmnGpuSample> samples, const CmnC
                                         dtype_name(table.out_type)));
   }
   const size_t out_size = dtype_size(table.out_type);
-  int64_t max_items = 0;
-  for (const CmnGpuSample& s : samples) {
-    max_items = std::max(max_items, crop_detail::cmn_items(s, out_size));
-  }
-  upload(samples.data(), cmn_gpu_descriptor_bytes(n), pinned_staging, device_descriptors, stream);
+  const int64_t max_items = upload_batch(
+      samples, cmn_gpu_descriptor_bytes(n),
+      [out_size](const CmnGpuSample& s) { return crop_detail::cmn_items(s, out_size); },
+      pinned_staging, device_descriptors, stream);
   if (max_items == 0) return;
   crop_detail::launch_crop_mirror_normalize(static_cast<const CmnGpuSample*>(device_descriptors), n,
                                             max_items, out, table.channels, table.out_channels,

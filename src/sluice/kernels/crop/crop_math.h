@@ -23,6 +23,10 @@ namespace sluice::crop_detail {
 // not by the other (nvcc contracts by default, g++ does when FMA instructions are enabled),
 // which would make integer outputs differ at rounding ties. std::fma is correctly rounded, as is
 // the device's fmaf, so both sides agree exactly.
+inline double cmn_multiplier(float scale, float stddev) {
+  return static_cast<double>(scale) / static_cast<double>(stddev);
+}
+
 SLUICE_HOST_DEVICE inline float cmn_normalize(float x, float mean, float k, float shift) {
 #if defined(__CUDA_ARCH__)
   return __fmaf_rn(__fsub_rn(x, mean), k, shift);

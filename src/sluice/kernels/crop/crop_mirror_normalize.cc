@@ -127,7 +127,7 @@ CmnChannelTable make_cmn_channel_table(const CmnParams& p, int channels) {
   for (int c = 0; c < channels; ++c) {
     const float s = per_channel(p.stddev, c);
     SLUICE_CHECK(s != 0.0f, InvalidArgument, "std must not be 0 (channel ", c, ")");
-    const double k = static_cast<double>(p.scale) / static_cast<double>(s);
+    const double k = crop_detail::cmn_multiplier(p.scale, s);
     SLUICE_CHECK(std::fabs(k) <= std::numeric_limits<float>::max(), InvalidArgument,
                  "scale / std overflows float for channel ", c, ": scale ", p.scale, ", std ", s);
     t.mean[c] = per_channel(p.mean, c);

@@ -26,14 +26,7 @@
 namespace sluice {
 namespace {
 
-using crop_test::DeviceBuffer;
-using crop_test::kGuardBytes;
-using crop_test::kPoison;
-using crop_test::PinnedBuffer;
-
-size_t align_up(size_t v, size_t a) {
-  return (v + a - 1) / a * a;
-}
+using namespace crop_test;  // NOLINT(google-build-using-namespace): this folder's test helpers
 
 struct Spec {
   int64_t h, w;
@@ -117,12 +110,7 @@ void check_batch(const CmnParams& params, int channels, int num_samples, int64_t
   cuda::Stream stream(0);
   DeviceBuffer d_in(in_bytes), d_out(out_bytes), d_desc(cmn_gpu_descriptor_bytes(num_samples));
   PinnedBuffer staging(cmn_gpu_descriptor_bytes(num_samples));
-  std::vector<uint8_t> host_in(in_bytes);
-  for (int i = 0; i < num_samples; ++i) {
-    std::memcpy(host_in.data() + specs[i].in_off, inputs[i].data(), inputs[i].size());
-  }
-  cuda::memcpy_async(d_in.get(), host_in.data(), in_bytes, stream.get());
-  cuda::memset_async(d_out.get(), kPoison, out_bytes, stream.get());
+  upload_batch(inputs, specs, d_in, d_out, stream);
   std::vector<CmnGpuSample> samples;
   for (int i = 0; i < num_samples; ++i) {
     const Spec& s = specs[i];
@@ -131,9 +119,7 @@ void check_batch(const CmnParams& params, int channels, int num_samples, int64_t
         make_cmn_gpu_sample(in, d_out.bytes() + s.out_off, s.win, s.mirror, table, i));
   }
   crop_mirror_normalize_gpu(samples, table, staging.get(), d_desc.get(), stream.get());
-  std::vector<uint8_t> host_out(out_bytes);
-  cuda::memcpy_async(host_out.data(), d_out.get(), out_bytes, stream.get());
-  stream.synchronize();
+  const std::vector<uint8_t> host_out = download(d_out, stream);
 
   size_t prev_end = 0;
   for (int i = 0; i < num_samples; ++i) {

@@ -14,6 +14,11 @@
 
 namespace sluice::crop_test {
 
+// Byte offsets of samples laid out in one batch buffer.
+inline size_t align_up(size_t v, size_t a) {
+  return (v + a - 1) / a * a;
+}
+
 // Random non-zero values spanning the type's range (floats: [-300, 300] without zero).
 template <typename T>
 std::vector<T> random_values(size_t n, std::mt19937& gen) {

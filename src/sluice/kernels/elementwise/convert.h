@@ -8,64 +8,76 @@
 
 #include <cmath>
 #include <cstdint>
+#include <type_traits>
 
 #include "sluice/core/dtype.h"
 #include "sluice/core/float16.h"
 
 namespace sluice::kernels {
 
-SLUICE_HOST_DEVICE inline double load_f64(const void* p, DType t, int64_t i) {
+// Returns fn(x) for element i of `p` read as its own C++ type (float16 and bfloat16 widened to
+// float), or R{} for an invalid type: the one table of element loads.
+template <typename R, typename Fn>
+SLUICE_HOST_DEVICE inline R load_visit(const void* p, DType t, int64_t i, Fn fn) {
   switch (t) {
     case DType::kBool:
-      return static_cast<const bool*>(p)[i] ? 1.0 : 0.0;
+      return fn(static_cast<const bool*>(p)[i]);
     case DType::kUInt8:
-      return static_cast<const uint8_t*>(p)[i];
+      return fn(static_cast<const uint8_t*>(p)[i]);
     case DType::kInt8:
-      return static_cast<const int8_t*>(p)[i];
+      return fn(static_cast<const int8_t*>(p)[i]);
     case DType::kUInt16:
-      return static_cast<const uint16_t*>(p)[i];
+      return fn(static_cast<const uint16_t*>(p)[i]);
     case DType::kInt16:
-      return static_cast<const int16_t*>(p)[i];
+      return fn(static_cast<const int16_t*>(p)[i]);
     case DType::kUInt32:
-      return static_cast<const uint32_t*>(p)[i];
+      return fn(static_cast<const uint32_t*>(p)[i]);
     case DType::kInt32:
-      return static_cast<const int32_t*>(p)[i];
+      return fn(static_cast<const int32_t*>(p)[i]);
     case DType::kInt64:
-      return static_cast<double>(static_cast<const int64_t*>(p)[i]);
+      return fn(static_cast<const int64_t*>(p)[i]);
     case DType::kFloat16:
-      return half_bits_to_float(static_cast<const uint16_t*>(p)[i]);
+      return fn(half_bits_to_float(static_cast<const uint16_t*>(p)[i]));
     case DType::kBFloat16:
-      return bfloat16_bits_to_float(static_cast<const uint16_t*>(p)[i]);
+      return fn(bfloat16_bits_to_float(static_cast<const uint16_t*>(p)[i]));
     case DType::kFloat32:
-      return static_cast<const float*>(p)[i];
+      return fn(static_cast<const float*>(p)[i]);
     case DType::kFloat64:
-      return static_cast<const double*>(p)[i];
+      return fn(static_cast<const double*>(p)[i]);
   }
-  return 0;
+  return R{};
+}
+
+struct LoadAsF64 {
+  template <typename T>
+  SLUICE_HOST_DEVICE double operator()(T v) const {
+    if constexpr (std::is_same_v<T, bool>) {
+      return v ? 1.0 : 0.0;
+    } else {
+      return static_cast<double>(v);
+    }
+  }
+};
+
+// Floating values go through double, as load_f64 gives them.
+struct LoadAsI64 {
+  template <typename T>
+  SLUICE_HOST_DEVICE int64_t operator()(T v) const {
+    if constexpr (std::is_floating_point_v<T>) {
+      return static_cast<int64_t>(static_cast<double>(v));
+    } else {
+      return static_cast<int64_t>(v);
+    }
+  }
+};
+
+SLUICE_HOST_DEVICE inline double load_f64(const void* p, DType t, int64_t i) {
+  return load_visit<double>(p, t, i, LoadAsF64{});
 }
 
 // Integral types only.
 SLUICE_HOST_DEVICE inline int64_t load_i64(const void* p, DType t, int64_t i) {
-  switch (t) {
-    case DType::kBool:
-      return static_cast<const bool*>(p)[i] ? 1 : 0;
-    case DType::kUInt8:
-      return static_cast<const uint8_t*>(p)[i];
-    case DType::kInt8:
-      return static_cast<const int8_t*>(p)[i];
-    case DType::kUInt16:
-      return static_cast<const uint16_t*>(p)[i];
-    case DType::kInt16:
-      return static_cast<const int16_t*>(p)[i];
-    case DType::kUInt32:
-      return static_cast<const uint32_t*>(p)[i];
-    case DType::kInt32:
-      return static_cast<const int32_t*>(p)[i];
-    case DType::kInt64:
-      return static_cast<const int64_t*>(p)[i];
-    default:
-      return static_cast<int64_t>(load_f64(p, t, i));
-  }
+  return load_visit<int64_t>(p, t, i, LoadAsI64{});
 }
 
 SLUICE_HOST_DEVICE inline bool is_float_type(DType t) {

@@ -49,7 +49,7 @@ void compute_coeffs(const AxisResampling& a, int32_t* first, int32_t* count, W* 
     const int32_t f1 = detail::forward_index(a, n - 1);
     const int32_t f_lo = std::min(f0, f1);
     const int32_t f_hi = std::max(f0, f1);
-    double x = detail::add_rn(a.origin, detail::mul_rn(a.scale, 0.5));
+    double x = add_rn(a.origin, mul_rn(a.scale, 0.5));
     for (int32_t f = 0; f <= f_hi; f++) {
       if (f >= f_lo) {
         const int32_t i = a.mirror ? a.out_size - 1 - f - a.out_offset : f - a.out_offset;
@@ -57,7 +57,7 @@ void compute_coeffs(const AxisResampling& a, int32_t* first, int32_t* count, W* 
         count[i] = 1;
         weights[static_cast<int64_t>(i) * a.max_taps] = detail::convert_weight<W>(1.0);
       }
-      x = detail::add_rn(x, a.scale);
+      x = add_rn(x, a.scale);
     }
     return;
   }
@@ -76,7 +76,7 @@ void compute_coeffs(const AxisResampling& a, int32_t* first, int32_t* count, W* 
     double sum = 0.0;
     for (int32_t j = 0; j < t.count; j++) {
       kept[j] = detail::tap_weight(a, t, j);
-      sum = detail::add_rn(sum, kept[j]);
+      sum = add_rn(sum, kept[j]);
     }
     for (int32_t j = 0; j < t.count; j++) {
       w[j] = detail::convert_weight<W>(detail::normalize_weight(kept[j], sum));

@@ -4,6 +4,7 @@
 #include <array>
 #include <cstring>
 
+#include "sluice/kernels/resize/detail/channel_dispatch.h"
 #include "sluice/kernels/resize/detail/resample_fixed_point_tables.h"
 #include "sluice/kernels/resize/detail/resize_pixel.h"
 
@@ -370,7 +371,7 @@ void horizontal_pass(const FixedPointJob& job, const Layout& l, FixedPointIsa is
   const int64_t R = l.row_bytes;
   uint8_t* copies[4];  // tail copies, one per row of a step
   for (int i = 0; i < 4; i++) {
-    copies[i] = tails + i * align_up(l.tail_bytes);
+    copies[i] = tails + i * Scratch::align_up(l.tail_bytes);
     std::memset(copies[i] + tail, 0, static_cast<size_t>(l.tail_bytes - tail));
   }
   // Rows in steps of 4 (AVX2) or 2 (SSE2); the last rows of a short step repeat (the same values
@@ -397,17 +398,11 @@ template <int C>
 void run(const FixedPointJob& job, FixedPointIsa isa, std::byte* base) {
   const Layout l = make_layout(job, isa);
   auto at = [base](size_t off) { return reinterpret_cast<void*>(base + off); };
-  auto* h_first = static_cast<int32_t*>(at(l.h_first));
-  auto* h_count = static_cast<int32_t*>(at(l.h_count));
-  auto* h_weights = static_cast<int32_t*>(at(l.h_weights));
-  auto* v_first = static_cast<int32_t*>(at(l.v_first));
-  auto* v_count = static_cast<int32_t*>(at(l.v_count));
-  auto* v_weights = static_cast<int32_t*>(at(l.v_weights));
-  compute_axis_coeffs_fixed(job.h, h_first, h_count, h_weights);
-  compute_axis_coeffs_fixed(job.v, v_first, v_count, v_weights);
+  const CoeffTables<int32_t> t(base, l.tables);
+  t.compute(job.h, job.v);
   if (job.h.filter == ResampleFilter::kNearest && job.v.filter == ResampleFilter::kNearest) {
     // Both axes nearest: a gather (the passes would copy the values, as in resize_cpu).
-    gather<C>(job, h_first, v_first);
+    gather<C>(job, t.h_first, t.v_first);
     return;
   }
   auto* pixels = static_cast<HPixel*>(at(l.h_pixels));
@@ -415,8 +410,8 @@ void run(const FixedPointJob& job, FixedPointIsa isa, std::byte* base) {
   auto* tmp = static_cast<uint8_t*>(at(l.tmp));
   auto* begin = static_cast<int32_t*>(at(l.v_begin));
   auto* pairs = static_cast<VPair*>(at(l.v_pair));
-  const int64_t tail = build_h_table(job, l, h_first, h_count, h_weights, pixels, coefs);
-  build_v_table(job, l, v_first, v_count, v_weights, tmp, begin, pairs);
+  const int64_t tail = build_h_table(job, l, t.h_first, t.h_count, t.h_weights, pixels, coefs);
+  build_v_table(job, l, t.v_first, t.v_count, t.v_weights, tmp, begin, pairs);
   horizontal_pass<C>(job, l, isa, pixels, coefs, tail, static_cast<uint8_t*>(at(l.tails)), tmp);
   const int64_t row_len = job.h.out_count * C;
   if (isa == FixedPointIsa::kAvx2 && row_len >= 32) {
@@ -470,18 +465,7 @@ size_t fixed_point_scratch_bytes(const FixedPointJob& job, FixedPointIsa isa) {
 
 void resample_fixed_point(const FixedPointJob& job, FixedPointIsa isa, std::byte* scratch) {
 #if defined(SLUICE_RESAMPLE_X86)
-  switch (job.channels) {
-    case 1:
-      return run<1>(job, isa, scratch);
-    case 2:
-      return run<2>(job, isa, scratch);
-    case 3:
-      return run<3>(job, isa, scratch);
-    case 4:
-      return run<4>(job, isa, scratch);
-    default:
-      break;
-  }
+  dispatch_channels(job.channels, [&](auto c) { run<decltype(c)::value>(job, isa, scratch); });
 #else
   (void)job;
   (void)isa;

@@ -31,26 +31,16 @@ Layout make_layout(const FixedPointJob& job, FixedPointIsa isa) {
   l.tail_bytes =
       std::min<int64_t>(l.row_bytes, (job.h.max_taps - 1) * C + l.hs.load_bytes) + l.hs.load_bytes;
   l.tmp_stride = (ow * C + 32 + 31) / 32 * 32;
-  size_t off = 0;
-  auto take = [&off](size_t bytes) {
-    const size_t at = off;
-    off = align_up(off + bytes);
-    return at;
-  };
+  Scratch s;
   const size_t vec = static_cast<size_t>(l.hs.lanes) * 4;
-  l.h_first = take(ow * 4);
-  l.h_count = take(ow * 4);
-  l.h_weights = take(ow * job.h.max_taps * 4);
-  l.v_first = take(oh * 4);
-  l.v_count = take(oh * 4);
-  l.v_weights = take(oh * job.v.max_taps * 4);
-  l.h_pixels = take(ow * sizeof(HPixel));
-  l.h_coefs = take(ow * l.h_groups * 2 * vec);
-  l.tails = take(4 * align_up(l.tail_bytes));
-  l.v_begin = take((oh + 1) * 4);
-  l.v_pair = take(oh * l.v_pairs * sizeof(VPair));
-  l.tmp = take((job.rows.end - job.rows.begin) * l.tmp_stride);
-  l.bytes = off;
+  l.tables = take_coeff_tables(s, job.h, job.v);
+  l.h_pixels = s.take(ow * sizeof(HPixel));
+  l.h_coefs = s.take(ow * l.h_groups * 2 * vec);
+  l.tails = s.take(4 * Scratch::align_up(l.tail_bytes));
+  l.v_begin = s.take((oh + 1) * 4);
+  l.v_pair = s.take(oh * l.v_pairs * sizeof(VPair));
+  l.tmp = s.take((job.rows.end - job.rows.begin) * l.tmp_stride);
+  l.bytes = s.bytes();
   return l;
 }
 

@@ -5,27 +5,17 @@
 #include <type_traits>
 
 #include "sluice/core/error.h"
+#include "sluice/kernels/resize/detail/channel_dispatch.h"
 #include "sluice/kernels/resize/detail/resample_fixed_point.h"
 #include "sluice/kernels/resize/detail/resize_cpu_reference.h"
 #include "sluice/kernels/resize/detail/resize_pixel.h"
+#include "sluice/kernels/resize/detail/resize_scratch.h"
 
 namespace sluice::kernels {
 namespace {
 
 constexpr size_t kAlign = 64;
-
-size_t align_up(size_t v) {
-  return (v + kAlign - 1) / kAlign * kAlign;
-}
-
-// Sizes here are products of validated int32 extents and tap counts; this guards the few
-// products of two such values against wrapping.
-size_t checked_bytes(int64_t a, int64_t b, int64_t elem) {
-  const int64_t kLimit = int64_t{1} << 50;
-  SLUICE_CHECK(a >= 0 && b >= 0 && (a == 0 || b <= kLimit / elem / a), InvalidArgument,
-               "resize: scratch for ", a, " x ", b, " elements of ", elem, " bytes is too large");
-  return static_cast<size_t>(a * b * elem);
-}
+using Scratch = detail::ScratchLayout<kAlign>;
 
 // Validated arguments and the scratch layout of one call.
 struct Plan {
@@ -37,8 +27,7 @@ struct Plan {
   AxisResampling h, v;
   SourceRange rows;  // input rows the vertical pass reads
   int64_t channels = 0;
-  size_t h_first = 0, h_count = 0, h_weights = 0;
-  size_t v_first = 0, v_count = 0, v_weights = 0;
+  detail::CoeffTableOffsets tables;
   size_t tmp = 0, acc = 0;
   size_t bytes = 0;  // total, including slack to align the start
 };
@@ -88,21 +77,12 @@ Plan make_plan(const ConstHwcImage& in, const HwcImage& out, const ResizeSampleP
   plan.fixed = in.type == DType::kUInt8 && out.type == DType::kUInt8;
   const int64_t ow = g.out_w, oh = g.out_h, c = in.channels;
   const int64_t tmp_elem = plan.fixed ? 1 : 4;
-  size_t off = 0;
-  auto take = [&off](size_t bytes) {
-    size_t at = off;
-    off = align_up(off + bytes);
-    return at;
-  };
-  plan.h_first = take(checked_bytes(ow, 1, 4));
-  plan.h_count = take(checked_bytes(ow, 1, 4));
-  plan.h_weights = take(checked_bytes(ow, plan.h.max_taps, 4));
-  plan.v_first = take(checked_bytes(oh, 1, 4));
-  plan.v_count = take(checked_bytes(oh, 1, 4));
-  plan.v_weights = take(checked_bytes(oh, plan.v.max_taps, 4));
-  plan.tmp = take(checked_bytes(plan.rows.end - plan.rows.begin, ow * c, tmp_elem));
-  plan.acc = take(checked_bytes(ow, c, 4));
-  plan.bytes = off + kAlign;
+  Scratch scratch;
+  plan.tables = detail::take_coeff_tables(scratch, plan.h, plan.v, "resize: ");
+  plan.tmp = scratch.take(
+      detail::checked_bytes(plan.rows.end - plan.rows.begin, ow * c, tmp_elem, "resize: "));
+  plan.acc = scratch.take(detail::checked_bytes(ow, c, 4, "resize: "));
+  plan.bytes = scratch.bytes() + kAlign;
 
   // The vectorised kernels keep byte offsets within a row in int32.
   plan.vectorised = plan.fixed && !reference &&
@@ -110,10 +90,10 @@ Plan make_plan(const ConstHwcImage& in, const HwcImage& out, const ResizeSampleP
                     in.width * in.channels <= std::numeric_limits<int32_t>::max() / 2;
   if (plan.vectorised) {
     // Their larger tables (at most 16 bytes per tap and 64 per pixel; 24 bytes per row tap) and
-    // padded intermediate rows, against wrapping as above.
-    checked_bytes(ow, plan.h.max_taps + 4, 16);
-    checked_bytes(oh, plan.v.max_taps + 1, 24);
-    checked_bytes(plan.rows.end - plan.rows.begin, ow * c + 64, 1);
+    // padded intermediate rows, against wrapping (checked_bytes).
+    detail::checked_bytes(ow, plan.h.max_taps + 4, 16, "resize: ");
+    detail::checked_bytes(oh, plan.v.max_taps + 1, 24, "resize: ");
+    detail::checked_bytes(plan.rows.end - plan.rows.begin, ow * c + 64, 1, "resize: ");
     detail::FixedPointJob& job = plan.job;
     job.in_stride = row_stride_of(in.row_stride, in.width, in.channels);
     job.in_width = in.width;
@@ -230,21 +210,10 @@ inline Out gather_convert(In v) {
 template <typename In, typename Out, typename Tmp, typename W, typename Acc>
 void run(const Plan& plan, const ConstHwcImage& in, const HwcImage& out, std::byte* base) {
   auto at = [base](size_t off) { return reinterpret_cast<void*>(base + off); };
-  auto* h_first = static_cast<int32_t*>(at(plan.h_first));
-  auto* h_count = static_cast<int32_t*>(at(plan.h_count));
-  auto* h_weights = static_cast<W*>(at(plan.h_weights));
-  auto* v_first = static_cast<int32_t*>(at(plan.v_first));
-  auto* v_count = static_cast<int32_t*>(at(plan.v_count));
-  auto* v_weights = static_cast<W*>(at(plan.v_weights));
+  const detail::CoeffTables<W> t(base, plan.tables);
   auto* tmp = static_cast<Tmp*>(at(plan.tmp));
   auto* acc = static_cast<Acc*>(at(plan.acc));
-  if constexpr (std::is_same_v<W, int32_t>) {
-    compute_axis_coeffs_fixed(plan.h, h_first, h_count, h_weights);
-    compute_axis_coeffs_fixed(plan.v, v_first, v_count, v_weights);
-  } else {
-    compute_axis_coeffs(plan.h, h_first, h_count, h_weights);
-    compute_axis_coeffs(plan.v, v_first, v_count, v_weights);
-  }
+  t.compute(plan.h, plan.v);
   const int64_t C = plan.channels;
   const int32_t ow = plan.h.out_count, oh = plan.v.out_count;
   const int64_t out_stride = row_stride_of(out.row_stride, out.width, C);
@@ -254,10 +223,10 @@ void run(const Plan& plan, const ConstHwcImage& in, const HwcImage& out, std::by
     const auto* src = static_cast<const In*>(in.data);
     const int64_t in_stride = row_stride_of(in.row_stride, in.width, C);
     for (int32_t y = 0; y < oh; y++) {
-      const In* row = src + v_first[y] * in_stride;
+      const In* row = src + t.v_first[y] * in_stride;
       Out* dst = static_cast<Out*>(out.data) + y * out_stride;
       for (int32_t x = 0; x < ow; x++) {
-        const In* px = row + h_first[x] * C;
+        const In* px = row + t.h_first[x] * C;
         for (int64_t c = 0; c < C; c++) dst[x * C + c] = gather_convert<Out>(px[c]);
       }
     }
@@ -268,28 +237,13 @@ void run(const Plan& plan, const ConstHwcImage& in, const HwcImage& out, std::by
   const int64_t in_stride = row_stride_of(in.row_stride, in.width, C);
   auto h_pass = [&](auto channels_tag) {
     constexpr int kC = decltype(channels_tag)::value;
-    horizontal_pass<kC, In, Tmp, W, Acc>(src, in_stride, C, plan.rows.begin, rows, tmp, ow, h_first,
-                                         h_count, h_weights, plan.h.max_taps);
+    horizontal_pass<kC, In, Tmp, W, Acc>(src, in_stride, C, plan.rows.begin, rows, tmp, ow,
+                                         t.h_first, t.h_count, t.h_weights, plan.h.max_taps);
   };
-  switch (C) {
-    case 1:
-      h_pass(std::integral_constant<int, 1>{});
-      break;
-    case 2:
-      h_pass(std::integral_constant<int, 2>{});
-      break;
-    case 3:
-      h_pass(std::integral_constant<int, 3>{});
-      break;
-    case 4:
-      h_pass(std::integral_constant<int, 4>{});
-      break;
-    default:
-      h_pass(std::integral_constant<int, 0>{});
-      break;
-  }
-  vertical_pass<Tmp, W, Acc, Out>(tmp, plan.rows.begin, ow * C, oh, v_first, v_count, v_weights,
-                                  plan.v.max_taps, acc, static_cast<Out*>(out.data), out_stride);
+  if (!detail::dispatch_channels(C, h_pass)) h_pass(std::integral_constant<int, 0>{});
+  vertical_pass<Tmp, W, Acc, Out>(tmp, plan.rows.begin, ow * C, oh, t.v_first, t.v_count,
+                                  t.v_weights, plan.v.max_taps, acc, static_cast<Out*>(out.data),
+                                  out_stride);
 }
 
 // Checks data pointers and scratch; returns the aligned start of the scratch, or null when the

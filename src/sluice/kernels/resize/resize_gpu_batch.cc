@@ -3,20 +3,19 @@
 #include <cstring>
 #include <limits>
 #include <string>
+#include <type_traits>
 
 #include "sluice/core/error.h"
 #include "sluice/kernels/resize/detail/resize_checks.h"
 #include "sluice/kernels/resize/detail/resize_pixel.h"
+#include "sluice/kernels/resize/detail/resize_scratch.h"
 
 namespace sluice::kernels::detail {
 namespace {
 
 constexpr size_t kAlign = 16;
 constexpr int64_t kMaxBlocks = std::numeric_limits<int32_t>::max();
-
-size_t align_up(size_t v) {
-  return (v + kAlign - 1) / kAlign * kAlign;
-}
+using Scratch = ScratchLayout<kAlign>;
 
 // One sample as the planner sees it (both public sample types map onto this).
 struct GpuPlanSample {
@@ -31,7 +30,8 @@ struct GpuPlanSample {
   const ResizeNormalizeParams* norm = nullptr;  // fused path only
 };
 
-GpuPlanSample plan_sample(const ResizeGpuSample& s) {
+template <typename Sample>
+GpuPlanSample plan_sample(const Sample& s) {
   GpuPlanSample p;
   p.in = s.in;
   p.in_h = s.in_h;
@@ -39,31 +39,16 @@ GpuPlanSample plan_sample(const ResizeGpuSample& s) {
   p.in_row_stride = s.in_row_stride;
   p.out = s.out;
   p.params = &s.params;
+  if constexpr (std::is_same_v<Sample, ResizeNormalizeGpuSample>) {
+    p.crop = s.crop;
+    p.mirror = s.mirror;
+    p.norm = &s.norm;
+  }
   return p;
 }
 
-GpuPlanSample plan_sample(const ResizeNormalizeGpuSample& s) {
-  GpuPlanSample p;
-  p.in = s.in;
-  p.in_h = s.in_h;
-  p.in_w = s.in_w;
-  p.in_row_stride = s.in_row_stride;
-  p.out = s.out;
-  p.params = &s.params;
-  p.crop = s.crop;
-  p.mirror = s.mirror;
-  p.norm = &s.norm;
-  return p;
-}
 int64_t div_up(int64_t a, int64_t b) {
   return (a + b - 1) / b;
-}
-
-size_t checked_bytes(int64_t a, int64_t b, int64_t elem) {
-  const int64_t kLimit = int64_t{1} << 50;
-  SLUICE_CHECK(a >= 0 && b >= 0 && (a == 0 || b <= kLimit / elem / a), InvalidArgument,
-               "scratch for ", a, " x ", b, " elements is too large");
-  return static_cast<size_t>(a * b * elem);
 }
 
 // Geometry and scratch needs of one sample; offsets are relative to the sample's first byte.
@@ -72,8 +57,7 @@ struct SampleLayout {
   AxisResampling h, v;
   SourceRange rows;
   int64_t in_stride = 0;
-  size_t h_first = 0, h_count = 0, h_weights = 0;
-  size_t v_first = 0, v_count = 0, v_weights = 0;
+  CoeffTableOffsets tables;
   size_t tmp = 0;
   size_t bytes = 0;
   int64_t coef_blocks = 0, h_blocks = 0, v_blocks = 0;
@@ -109,20 +93,10 @@ SampleLayout layout_sample(const GpuPlanSample& s, int64_t C, bool fixed, bool f
   l.empty = false;
 
   const int64_t cw = c.width, ch = c.height, rows = l.rows.end - l.rows.begin;
-  size_t off = 0;
-  auto take = [&off](size_t bytes) {
-    const size_t at = off;
-    off = align_up(off + bytes);
-    return at;
-  };
-  l.h_first = take(checked_bytes(cw, 1, 4));
-  l.h_count = take(checked_bytes(cw, 1, 4));
-  l.h_weights = take(checked_bytes(cw, l.h.max_taps, 4));
-  l.v_first = take(checked_bytes(ch, 1, 4));
-  l.v_count = take(checked_bytes(ch, 1, 4));
-  l.v_weights = take(checked_bytes(ch, l.v.max_taps, 4));
-  l.tmp = take(checked_bytes(rows, cw * C, fixed ? 1 : 4));
-  l.bytes = off;
+  Scratch scratch;
+  l.tables = take_coeff_tables(scratch, l.h, l.v);
+  l.tmp = scratch.take(checked_bytes(rows, cw * C, fixed ? 1 : 4));
+  l.bytes = scratch.bytes();
   l.tiles_x = static_cast<int32_t>(div_up(cw, kTileW));
   l.coef_blocks = div_up(cw + ch, kCoefBlock);
   l.h_blocks = l.tiles_x * div_up(rows, kTileRows);
@@ -144,12 +118,13 @@ GpuSampleDesc make_desc(const GpuPlanSample& s, const SampleLayout& l, int64_t C
   d.out_plane_stride = chw ? cw * ch : 0;
   d.tmp = base + l.tmp;
   d.tmp_stride = cw * C;
-  d.h_first = reinterpret_cast<int32_t*>(base + l.h_first);
-  d.h_count = reinterpret_cast<int32_t*>(base + l.h_count);
-  d.h_weights = base + l.h_weights;
-  d.v_first = reinterpret_cast<int32_t*>(base + l.v_first);
-  d.v_count = reinterpret_cast<int32_t*>(base + l.v_count);
-  d.v_weights = base + l.v_weights;
+  const CoeffTables<std::byte> t(base, l.tables);
+  d.h_first = t.h_first;
+  d.h_count = t.h_count;
+  d.h_weights = t.h_weights;
+  d.v_first = t.v_first;
+  d.v_count = t.v_count;
+  d.v_weights = t.v_weights;
   d.h = l.h;
   d.v = l.v;
   d.tmp_row_begin = l.rows.begin;
@@ -182,8 +157,8 @@ GpuPlan plan_batch(std::span<const Sample> samples, int channels, GpuEpilogue ep
   const int64_t n = static_cast<int64_t>(samples.size());
 
   // Header: descriptors, then the three block maps.
-  const size_t descs_bytes = align_up(sizeof(GpuSampleDesc) * n);
-  const size_t map_bytes = align_up(sizeof(int32_t) * (n + 1));
+  const size_t descs_bytes = Scratch::align_up(sizeof(GpuSampleDesc) * n);
+  const size_t map_bytes = Scratch::align_up(sizeof(int32_t) * (n + 1));
   GpuPlan plan;
   plan.epilogue = epilogue;
   plan.host_bytes = descs_bytes + 3 * map_bytes;

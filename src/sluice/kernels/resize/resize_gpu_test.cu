@@ -9,13 +9,13 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
-#include <cstdlib>
 #include <iostream>
 #include <random>
 #include <vector>
 
 #include "sluice/cuda/cuda_api.h"
 #include "sluice/cuda/cuda_check.h"
+#include "sluice/kernels/common/gpu_test_util.h"
 #include "sluice/kernels/resize/resize_gpu.h"
 #include "sluice/kernels/resize/resize_test_util.h"
 
@@ -27,48 +27,18 @@ using resize_test::TestSample;
 constexpr uint8_t kPoison = 0xFF;
 constexpr size_t kGuard = 64;
 
+using gpu_test::DeviceBuffer;
+using gpu_test::PinnedBuffer;
+
+// One seed for the whole run (the tests offset it), printed once.
 uint32_t test_seed() {
   static const uint32_t seed = [] {
-    const char* env = std::getenv("SLUICE_TEST_SEED");
-    uint32_t s = env && *env ? static_cast<uint32_t>(std::strtoul(env, nullptr, 10))
-                             : std::random_device{}();
+    const uint32_t s = gpu_test::test_seed();
     std::cout << "[resize_gpu_test] SLUICE_TEST_SEED=" << s << std::endl;
     return s;
   }();
   return seed;
 }
-
-class DeviceMemory {
- public:
-  explicit DeviceMemory(size_t bytes) : bytes_(bytes) {
-    if (bytes > 0) SLUICE_CUDA_CHECK(cudaMalloc(&ptr_, bytes));
-  }
-  ~DeviceMemory() {
-    if (ptr_) cudaFree(ptr_);
-  }
-  DeviceMemory(DeviceMemory&& o) noexcept : ptr_(o.ptr_), bytes_(o.bytes_) { o.ptr_ = nullptr; }
-  DeviceMemory(const DeviceMemory&) = delete;
-  DeviceMemory& operator=(const DeviceMemory&) = delete;
-  DeviceMemory& operator=(DeviceMemory&&) = delete;
-  void* get() const { return ptr_; }
-  size_t bytes() const { return bytes_; }
-
- private:
-  void* ptr_ = nullptr;
-  size_t bytes_ = 0;
-};
-
-class PinnedMemory {
- public:
-  explicit PinnedMemory(size_t bytes) { SLUICE_CUDA_CHECK(cudaMallocHost(&ptr_, bytes + 16)); }
-  ~PinnedMemory() { cudaFreeHost(ptr_); }
-  PinnedMemory(const PinnedMemory&) = delete;
-  PinnedMemory& operator=(const PinnedMemory&) = delete;
-  void* get() const { return ptr_; }
-
- private:
-  void* ptr_ = nullptr;
-};
 
 class ResizeGpu : public ::testing::Test {
  protected:
@@ -83,7 +53,7 @@ class ResizeGpu : public ::testing::Test {
 
 // Inputs uploaded, outputs allocated with guards and poisoned.
 struct DeviceBatch {
-  std::vector<DeviceMemory> inputs, outputs;
+  std::vector<DeviceBuffer> inputs, outputs;
   std::vector<size_t> out_bytes;
 };
 
@@ -105,9 +75,9 @@ DeviceBatch upload(const std::vector<TestSample>& batch, const std::vector<size_
   return d;
 }
 
-std::vector<uint8_t> download(const DeviceMemory& m) {
-  std::vector<uint8_t> v(m.bytes());
-  SLUICE_CUDA_CHECK(cudaMemcpy(v.data(), m.get(), m.bytes(), cudaMemcpyDeviceToHost));
+std::vector<uint8_t> download(const DeviceBuffer& m) {
+  std::vector<uint8_t> v(m.size());
+  SLUICE_CUDA_CHECK(cudaMemcpy(v.data(), m.get(), m.size(), cudaMemcpyDeviceToHost));
   return v;
 }
 
@@ -164,8 +134,8 @@ void run_resize(cuda::Stream& stream, const std::vector<TestSample>& batch, int 
                        0, d.outputs[i].get(), batch[i].params});
   }
   const GpuScratchSizes need = resize_gpu_scratch_sizes(samples, C, type);
-  PinnedMemory host(need.host_bytes);
-  DeviceMemory device(need.device_bytes);
+  PinnedBuffer host(need.host_bytes);
+  DeviceBuffer device(need.device_bytes);
   // Stale tables or intermediates would show up as poison.
   SLUICE_CUDA_CHECK(cudaMemsetAsync(device.get(), 0xAB, need.device_bytes,
                                     static_cast<cudaStream_t>(stream.get())));
@@ -224,8 +194,8 @@ void run_fused(cuda::Stream& stream, const std::vector<TestSample>& batch, int C
                        batch[i].norm});
   }
   const GpuScratchSizes need = resize_normalize_gpu_scratch_sizes(samples, C, layout, type);
-  PinnedMemory host(need.host_bytes);
-  DeviceMemory device(need.device_bytes);
+  PinnedBuffer host(need.host_bytes);
+  DeviceBuffer device(need.device_bytes);
   SLUICE_CUDA_CHECK(cudaMemsetAsync(device.get(), 0xAB, need.device_bytes,
                                     static_cast<cudaStream_t>(stream.get())));
   resize_normalize_gpu(samples, C, layout, type,
@@ -274,8 +244,8 @@ TEST_F(ResizeGpu, ScratchReuseAcrossBatches) {
   GpuScratchSizes nb = resize_gpu_scratch_sizes(sb, C, DType::kUInt8);
   const size_t host_bytes = std::max(na.host_bytes, nb.host_bytes);
   const size_t device_bytes = std::max(na.device_bytes, nb.device_bytes);
-  PinnedMemory host(host_bytes);
-  DeviceMemory device(device_bytes);
+  PinnedBuffer host(host_bytes);
+  DeviceBuffer device(device_bytes);
   const GpuScratch scratch{host.get(), host_bytes, device.get(), device_bytes};
   cuda::Event copied(0);
   resize_gpu(sa, C, DType::kUInt8, scratch, stream_.get());
@@ -332,8 +302,8 @@ TEST_F(ResizeGpu, TrainingBatchThroughput) {
   const GpuScratchSizes nf =
       resize_normalize_gpu_scratch_sizes(fused, C, ResizeOutputLayout::kCHW, DType::kFloat32);
   const GpuScratchSizes np = resize_gpu_scratch_sizes(plain, C, DType::kUInt8);
-  PinnedMemory host(std::max(nf.host_bytes, np.host_bytes));
-  DeviceMemory device(std::max(nf.device_bytes, np.device_bytes));
+  PinnedBuffer host(std::max(nf.host_bytes, np.host_bytes));
+  DeviceBuffer device(std::max(nf.device_bytes, np.device_bytes));
   const GpuScratch scratch{host.get(), std::max(nf.host_bytes, np.host_bytes), device.get(),
                            std::max(nf.device_bytes, np.device_bytes)};
   cudaEvent_t start, stop;

@@ -29,8 +29,8 @@ void crop_mirror_normalize_u8_cpu(const ConstHwcImage& resized, const ResizeCrop
       const int64_t xo = mirror ? c.width - 1 - x : x;
       const uint8_t* px = in + (c.y + y) * stride + (c.x + x) * C;
       for (int64_t ch = 0; ch < C; ch++) {
-        const float v =
-            detail::normalize_value(static_cast<float>(px[ch]), norm.mean[ch], mul[ch], norm.shift);
+        const float v = crop_detail::cmn_normalize(static_cast<float>(px[ch]), norm.mean[ch],
+                                                   mul[ch], norm.shift);
         const int64_t i = layout == ResizeOutputLayout::kHWC ? (y * c.width + xo) * C + ch
                                                              : (ch * c.height + y) * c.width + xo;
         if (out_type == DType::kFloat32) {

@@ -59,7 +59,7 @@ struct ResizeCrop {
 
 // DALI crop_mirror_normalize's normalisation: out = (v - mean[c]) / stddev[c] * scale + shift,
 // evaluated as fma(v - mean[c], k[c], shift) with k[c] = scale / stddev[c] rounded once to
-// float (detail::normalize_value: the arithmetic of kernels/crop's crop_mirror_normalize),
+// float (crop_detail::cmn_normalize, the arithmetic of crop_mirror_normalize itself),
 // identically on the CPU and the GPU. Channels beyond the image's are ignored.
 struct ResizeNormalizeParams {
   std::array<float, 4> mean{0, 0, 0, 0};

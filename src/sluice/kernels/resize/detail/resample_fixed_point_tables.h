@@ -8,6 +8,7 @@
 #include <cstdint>
 
 #include "sluice/kernels/resize/detail/resample_fixed_point.h"
+#include "sluice/kernels/resize/detail/resize_scratch.h"
 
 namespace sluice::kernels::detail::fixed_point {
 
@@ -16,10 +17,7 @@ namespace sluice::kernels::detail::fixed_point {
 constexpr int kSplit = 15;
 constexpr int32_t kLowMask = (1 << kSplit) - 1;
 constexpr size_t kAlign = 64;
-
-inline size_t align_up(size_t v) {
-  return (v + kAlign - 1) / kAlign * kAlign;
-}
+using Scratch = ScratchLayout<kAlign>;
 
 inline int32_t pack_pair(int32_t a, int32_t b) {
   return static_cast<int32_t>(static_cast<uint32_t>(static_cast<uint16_t>(a)) |
@@ -58,8 +56,7 @@ struct Layout {
   int64_t tmp_stride = 0;  // bytes between intermediate rows (row plus slack for 4-byte stores)
   int32_t h_groups = 0;    // upper bound of a pixel's groups
   int32_t v_pairs = 0;     // upper bound of an output row's pairs
-  size_t h_first = 0, h_count = 0, h_weights = 0;
-  size_t v_first = 0, v_count = 0, v_weights = 0;
+  CoeffTableOffsets tables;
   size_t h_pixels = 0, h_coefs = 0, tails = 0;
   size_t v_begin = 0, v_pair = 0;
   size_t tmp = 0;

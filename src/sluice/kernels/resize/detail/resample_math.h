@@ -6,50 +6,23 @@
 // The CPU reference and the CUDA kernels must agree exactly on the uint8 path (integer
 // arithmetic after the coefficients), so the coefficients themselves must be bit-identical.
 // Everything here uses only IEEE-754 double +, -, *, / (correctly rounded on both sides) through
-// the *_rn helpers, which on the device are the explicit round-to-nearest intrinsics: nvcc would
-// otherwise contract a * b + c into an FMA, and the host compiler (ISO C++ mode, x86-64 baseline)
-// does not. sin and exp are evaluated by polynomials written here rather than by libm / CUDA's
-// math library, whose last-bit rounding differs. Their accuracy (a few 1e-15 relative) is far
-// below what the float or 22-bit fixed-point coefficients keep, so the results still match
-// Pillow's (which uses libm) in practice; the offline comparison found no difference.
+// the *_rn helpers of kernels/common/host_device.h, which on the device are the explicit
+// round-to-nearest intrinsics: nvcc would otherwise contract a * b + c into an FMA, and the host
+// compiler (ISO C++ mode, x86-64 baseline) does not. sin and exp are evaluated by polynomials
+// written here rather than by libm / CUDA's math library, whose last-bit rounding differs. Their
+// accuracy (a few 1e-15 relative) is far below what the float or 22-bit fixed-point coefficients
+// keep, so the results still match Pillow's (which uses libm) in practice; the offline comparison
+// found no difference.
 
 #include <cstdint>
 
-#include "sluice/core/float16.h"  // SLUICE_HOST_DEVICE
+#include "sluice/kernels/common/host_device.h"
 #include "sluice/kernels/resize/resample_filter.h"
 
 #include <cmath>
 
 namespace sluice::kernels::detail {
 
-SLUICE_HOST_DEVICE inline double add_rn(double a, double b) {
-#if defined(__CUDA_ARCH__)
-  return __dadd_rn(a, b);
-#else
-  return a + b;
-#endif
-}
-SLUICE_HOST_DEVICE inline double sub_rn(double a, double b) {
-#if defined(__CUDA_ARCH__)
-  return __dsub_rn(a, b);
-#else
-  return a - b;
-#endif
-}
-SLUICE_HOST_DEVICE inline double mul_rn(double a, double b) {
-#if defined(__CUDA_ARCH__)
-  return __dmul_rn(a, b);
-#else
-  return a * b;
-#endif
-}
-SLUICE_HOST_DEVICE inline double div_rn(double a, double b) {
-#if defined(__CUDA_ARCH__)
-  return __ddiv_rn(a, b);
-#else
-  return a / b;
-#endif
-}
 SLUICE_HOST_DEVICE inline double floor_exact(double x) {
 #if defined(__CUDA_ARCH__)
   return ::floor(x);

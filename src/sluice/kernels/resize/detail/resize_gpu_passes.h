@@ -13,35 +13,13 @@
 #include <cstdint>
 #include <type_traits>
 
+#include "sluice/kernels/common/host_device.h"
+#include "sluice/kernels/resize/detail/channel_dispatch.h"
 #include "sluice/kernels/resize/detail/resample_math.h"
 #include "sluice/kernels/resize/detail/resize_gpu_batch.h"
 #include "sluice/kernels/resize/detail/resize_pixel.h"
 
-#if defined(__CUDACC__)
-#include <cuda_fp16.h>
-#endif
-
-// Unrolls the channel loops in device code (host compilers do not know the pragma). The same
-// definition as kernels/crop's.
-#ifndef SLUICE_UNROLL
-#if defined(__CUDA_ARCH__)
-#define SLUICE_UNROLL _Pragma("unroll")
-#else
-#define SLUICE_UNROLL
-#endif
-#endif
-
 namespace sluice::kernels::detail {
-
-// Read-only load (the non-coherent path on the device).
-template <typename T>
-SLUICE_HOST_DEVICE inline T load_ro(const T* p) {
-#if defined(__CUDA_ARCH__)
-  return __ldg(p);
-#else
-  return *p;
-#endif
-}
 
 // The sample that block `block` of a pass belongs to: the last s with begin[s] <= block
 // (samples without blocks have begin[s] == begin[s + 1] and are skipped).
@@ -155,11 +133,7 @@ SLUICE_HOST_DEVICE inline void store_normalized(float* out, int64_t i, float v) 
   out[i] = v;
 }
 SLUICE_HOST_DEVICE inline void store_normalized(uint16_t* out, int64_t i, float v) {
-#if defined(__CUDA_ARCH__)
-  out[i] = __half_as_ushort(__float2half_rn(v));
-#else
-  out[i] = float_to_half_bits(v);  // same rounding as __float2half_rn (core/float16.h)
-#endif
+  out[i] = crop_detail::float_to<float16>(v).bits;
 }
 
 // Fused crop_mirror_normalize: the resized value is rounded to uint8 exactly as the plain uint8
@@ -173,8 +147,8 @@ struct StoreNormalized {
     Out* o = static_cast<Out*>(d.out);
     SLUICE_UNROLL
     for (int c = 0; c < C; c++) {
-      const float v =
-          normalize_value(static_cast<float>(fixed_to_u8(acc[c])), d.mean[c], d.mul[c], d.shift);
+      const float v = crop_detail::cmn_normalize(static_cast<float>(fixed_to_u8(acc[c])), d.mean[c],
+                                                 d.mul[c], d.shift);
       const int64_t i = kChw ? c * d.out_plane_stride + y * d.out_stride + xo
                              : y * d.out_stride + static_cast<int64_t>(xo) * C + c;
       store_normalized(o, i, v);
@@ -248,22 +222,7 @@ void dispatch_gpu_passes(int channels, GpuEpilogue epilogue, Runner& runner) {
         break;
     }
   };
-  switch (channels) {
-    case 1:
-      with_channels(std::integral_constant<int, 1>{});
-      break;
-    case 2:
-      with_channels(std::integral_constant<int, 2>{});
-      break;
-    case 3:
-      with_channels(std::integral_constant<int, 3>{});
-      break;
-    case 4:
-      with_channels(std::integral_constant<int, 4>{});
-      break;
-    default:
-      break;  // refused by plan_gpu_batch
-  }
+  dispatch_channels(channels, with_channels);  // other counts are refused by plan_gpu_batch
 }
 
 }  // namespace sluice::kernels::detail

@@ -6,34 +6,13 @@
 
 #include <cstdint>
 
-#include "sluice/core/float16.h"
+#include "sluice/kernels/common/host_device.h"
+#include "sluice/kernels/crop/crop_math.h"
 #include "sluice/kernels/resize/resample_filter.h"
 
 #include <cmath>
 
 namespace sluice::kernels::detail {
-
-SLUICE_HOST_DEVICE inline float fadd_rn(float a, float b) {
-#if defined(__CUDA_ARCH__)
-  return __fadd_rn(a, b);
-#else
-  return a + b;
-#endif
-}
-SLUICE_HOST_DEVICE inline float fsub_rn(float a, float b) {
-#if defined(__CUDA_ARCH__)
-  return __fsub_rn(a, b);
-#else
-  return a - b;
-#endif
-}
-SLUICE_HOST_DEVICE inline float fmul_rn(float a, float b) {
-#if defined(__CUDA_ARCH__)
-  return __fmul_rn(a, b);
-#else
-  return a * b;
-#endif
-}
 
 // Accumulators. Fixed point (uint8 -> uint8, Pillow): starts at one half so that the final
 // arithmetic shift rounds half up. Float: plain sum, in tap order, without FMA.
@@ -43,7 +22,7 @@ SLUICE_HOST_DEVICE inline int32_t accumulate(int32_t acc, int32_t v, int32_t k) 
   return acc + v * k;
 }
 SLUICE_HOST_DEVICE inline float accumulate(float acc, float v, float k) {
-  return fadd_rn(acc, fmul_rn(v, k));
+  return add_rn(acc, mul_rn(v, k));
 }
 
 template <typename Acc>
@@ -82,21 +61,11 @@ SLUICE_HOST_DEVICE inline float to_intermediate(float acc, float*) {
   return acc;
 }
 
-// The fused normalisation, with the arithmetic of the project's crop_mirror_normalize
-// (kernels/crop/crop_math.h, Note [Normalization order]) so that the fused path equals resize
-// followed by crop_mirror_normalize bit for bit: out = fma(v - mean, k, shift) with
-// k = float(double(scale) / double(stddev)) computed on the host. fma is correctly rounded on
-// both sides (std::fma, __fmaf_rn), so no compiler contraction can make them differ.
+// The fused normalisation is crop_mirror_normalize's arithmetic (crop_detail::cmn_normalize,
+// Note [Normalization order] in kernels/crop/crop_math.h), so that the fused path equals resize
+// followed by crop_mirror_normalize bit for bit; the multiplier is computed on the host.
 inline float normalize_multiplier(float scale, float stddev) {
-  return static_cast<float>(static_cast<double>(scale) / static_cast<double>(stddev));
-}
-
-SLUICE_HOST_DEVICE inline float normalize_value(float v, float mean, float k, float shift) {
-#if defined(__CUDA_ARCH__)
-  return __fmaf_rn(__fsub_rn(v, mean), k, shift);
-#else
-  return std::fma(v - mean, k, shift);
-#endif
+  return static_cast<float>(crop_detail::cmn_multiplier(scale, stddev));
 }
 
 }  // namespace sluice::kernels::detail
