@@ -21,23 +21,20 @@ Executor::Executor(CompiledGraph graph, ExecutorParams params)
   SLUICE_CHECK(params_.cpu_queue_depth >= 1 && params_.gpu_queue_depth >= 1, InvalidArgument,
                "prefetch_queue_depth must be >= 1");
   if (!params_.pipelined) params_.cpu_queue_depth = params_.gpu_queue_depth = 1;
-  first_gpu_op_ = graph_.first_gpu_stage_op();
-  const int n = static_cast<int>(graph_.ops.size());
-  mixed_end_ = first_gpu_op_;
+  plan_ = StagePlan::make(graph_, params_);
+  first_gpu_op_ = plan_.first_gpu_op;
+  mixed_end_ = plan_.mixed_end;
+  const int n = plan_.num_ops;
   if (has_gpu_stage()) {
     SLUICE_CHECK(params_.device_id >= 0, InvalidArgument, graph_.ops[first_gpu_op_].describe(),
                  " needs a GPU but the pipeline has device_id=None");
     cuda::require_device(params_.device_id);
     stream_ = cuda::PooledStream(params_.device_id, params_.stream_priority);
-    int k = first_gpu_op_;  // stages are in order: the mixed ops, then the GPU ops
-    while (k < n && graph_.ops[k].device == OpDevice::kMixed) ++k;
-    if (params_.pipelined && k < n) mixed_end_ = k;
   }
-  if (has_mixed_thread()) {
+  if (plan_.has_mixed_thread()) {
     mixed_stream_ = cuda::PooledStream(params_.device_id, params_.stream_priority);
-    for (int k = 0; k < params_.gpu_queue_depth + 1; ++k)
-      mixed_done_.emplace_back(params_.device_id);
-    for (int k = 0; k < 2; ++k) consumed_.emplace_back(params_.device_id);
+    for (int k = 0; k < plan_.gpu_slots; ++k) mixed_done_.emplace_back(params_.device_id);
+    for (int k = 0; k < kMixedBufferSets; ++k) consumed_.emplace_back(params_.device_id);
   }
 
   std::vector<int> affinity;
@@ -84,7 +81,7 @@ Executor::Executor(CompiledGraph graph, ExecutorParams params)
     if (ref.op < first_gpu_op_) pinned[ref.op][ref.output] = any_pinned = true;
   }
 
-  // Slot rings; see can_start_*_locked() for how many iterations each stage may hold.
+  // Slot rings, as many slots as StagePlan lets each stage hold.
   auto make_slot = [&](int first, int last) {
     Slot s;
     for (int i = first; i < last; ++i) {
@@ -115,14 +112,11 @@ Executor::Executor(CompiledGraph graph, ExecutorParams params)
       shared_gpu_[i - first_gpu_op_].push_back(!is_output);
     }
   }
-  const int cpu_ring = has_gpu_stage() ? cpu_limit() : cpu_limit() + 1;
-  for (int k = 0; k < cpu_ring; ++k) cpu_slots_.push_back(make_slot(0, first_gpu_op_));
-  for (int k = 0; any_pinned && k < cpu_ring; ++k) cpu_slot_read_.emplace_back(params_.device_id);
-  if (has_gpu_stage()) {
-    for (int k = 0; k < params_.gpu_queue_depth + 1; ++k) {
-      gpu_slots_.push_back(make_slot(first_gpu_op_, n));
-    }
+  for (int k = 0; k < plan_.cpu_slots; ++k) cpu_slots_.push_back(make_slot(0, first_gpu_op_));
+  for (int k = 0; any_pinned && k < plan_.cpu_slots; ++k) {
+    cpu_slot_read_.emplace_back(params_.device_id);
   }
+  for (int k = 0; k < plan_.gpu_slots; ++k) gpu_slots_.push_back(make_slot(first_gpu_op_, n));
   start_threads();
 }
 
@@ -135,8 +129,10 @@ void Executor::start_threads() {
   op_turn_.assign(first_gpu_op_, 0);
   sized_turn_ = handoff_turn_ = 0;
   samples_since_reset_ = 0;
-  for (int w = 0; w < cpu_workers(); ++w) cpu_threads_.emplace_back([this, w] { cpu_loop(w); });
-  if (has_mixed_thread()) {
+  for (int w = 0; w < plan_.cpu_workers; ++w) {
+    cpu_threads_.emplace_back([this, w] { cpu_loop(w); });
+  }
+  if (plan_.has_mixed_thread()) {
     mixed_thread_ = std::thread([this] { device_loop(Part::kMixed); });
     gpu_thread_ = std::thread([this] { device_loop(Part::kGpu); });
   } else if (has_gpu_stage()) {
@@ -168,13 +164,12 @@ bool Executor::can_start_device_locked(Part part) const {
   const int published = static_cast<int>(outputs_.size() + held_.size());
   switch (part) {
     case Part::kAll:
-      return !cpu_ready_.empty() && !gpu_busy_ && published < params_.gpu_queue_depth;
+      return !cpu_ready_.empty() && !gpu_busy_ && published < plan_.output_depth;
     case Part::kMixed:
-      // Two iterations at most past the CPU stage (the mixed intermediates have two buffer
-      // sets), and a free GPU slot: slots are used and freed in order, so the oldest is free
-      // when fewer than all of them are taken.
-      return !cpu_ready_.empty() && !mixed_busy_ && device_inflight_ < 2 &&
-             published + device_inflight_ < static_cast<int>(gpu_slots_.size());
+      // At most kMixedBufferSets iterations past the CPU stage, and a free GPU slot: slots are
+      // used and freed in order, so the oldest is free when fewer than all of them are taken.
+      return !cpu_ready_.empty() && !mixed_busy_ && device_inflight_ < kMixedBufferSets &&
+             published + device_inflight_ < plan_.gpu_slots;
     case Part::kGpu:
       return !mixed_ready_.empty() && !gpu_busy_;
   }
@@ -228,7 +223,7 @@ void Executor::device_loop(Part part) {
     const auto stage_start = std::chrono::steady_clock::now();
     if (!gpu.error) {
       try {
-        const size_t set = static_cast<size_t>(gpu.seq % 2);
+        const size_t set = static_cast<size_t>(gpu.seq % kMixedBufferSets);
         if (part == Part::kMixed) {
           cuda::stream_wait_event(own_stream, consumed_[set].get());
         } else if (part == Part::kGpu) {
@@ -297,7 +292,7 @@ TensorList& Executor::tensor(Slot& cpu, Slot* gpu, int op, int output) {
   if (op < first_gpu_op_) return cpu.outputs[op][output];
   const int k = op - first_gpu_op_;
   if (!shared_gpu_[k][output]) return gpu->outputs[k][output];
-  const size_t set = op < mixed_end_ ? static_cast<size_t>(gpu->seq % 2) : 0;
+  const size_t set = op < mixed_end_ ? static_cast<size_t>(gpu->seq % kMixedBufferSets) : 0;
   return gpu_slots_[set].outputs[k][output];
 }
 
@@ -378,14 +373,13 @@ void Executor::schedule_run() {
   }
   ++scheduled_;
   cv_.notify_all();
-  if (!params_.async) {
+  if (plan_.synchronous) {
     // Synchronous mode: the iteration runs before this returns, unless the queue is full of
     // outputs the consumer has not released (then it runs when they are).
     int64_t target = scheduled_;
-    int depth = has_gpu_stage() ? params_.gpu_queue_depth : params_.cpu_queue_depth;
     cv_.wait(lk, [&] {
       return stop_ || produced_ >= target || failed_ ||
-             static_cast<int>(outputs_.size() + held_.size()) >= depth;
+             static_cast<int>(outputs_.size() + held_.size()) >= plan_.output_depth;
     });
   }
 }
@@ -407,8 +401,7 @@ std::shared_ptr<Outputs> Executor::share_outputs() {
     SLUICE_CHECK(produced_ < scheduled_, InvalidArgument,
                  "share_outputs() / outputs() called with no iteration scheduled: call "
                  "schedule_run() (or run()) first");
-    int depth = has_gpu_stage() ? params_.gpu_queue_depth : params_.cpu_queue_depth;
-    SLUICE_CHECK(static_cast<int>(held_.size()) < depth, InvalidArgument,
+    SLUICE_CHECK(static_cast<int>(held_.size()) < plan_.output_depth, InvalidArgument,
                  "share_outputs() called while ", held_.size(),
                  " outputs are held (prefetch_queue_depth); call release_outputs() first");
   }

@@ -31,6 +31,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "sluice/exec/executor_policy.h"
 #include "sluice/exec/operator.h"
 #include "sluice/graph/graph.h"
 
@@ -94,16 +95,12 @@ class Executor {
   nlohmann::json pipeline_statistics() const;
 
   cuda::StreamHandle stream() const { return stream_.get(); }
-  bool has_gpu_stage() const { return first_gpu_op_ < static_cast<int>(graph_.ops.size()); }
+  bool has_gpu_stage() const { return plan_.has_gpu_stage(); }
 
-  // Workers of a pipelined CPU stage unless ExecutorParams::cpu_workers says otherwise (Note
-  // [Two CPU iterations]). With few threads an operator's tail idles little, and a second
-  // iteration in flight costs a slot of memory and cache (measured 6% slower with 2 threads). A
-  // third pays on a large pool when the consumer asks for 3 iterations ahead (measured with 16
-  // threads: 5-22% more images/s than two, bench/RESULTS.md section 2).
+  // Workers of a pipelined CPU stage unless ExecutorParams::cpu_workers says otherwise
+  // (executor_policy.h).
   static int default_cpu_workers(int num_threads, int cpu_queue_depth) {
-    if (num_threads >= 12 && cpu_queue_depth >= 3) return 3;
-    return num_threads >= 8 ? 2 : 1;
+    return ::sluice::default_cpu_workers(num_threads, cpu_queue_depth);
   }
 
  private:
@@ -135,11 +132,6 @@ class Executor {
   // Note [Two CPU iterations]: wait until `turn` has reached `iteration`, or advance it.
   void wait_turn(const int64_t& turn, int64_t iteration);
   void pass_turn(int64_t& turn, int64_t iteration);
-  int cpu_workers() const {
-    if (!params_.pipelined) return 1;
-    if (params_.cpu_workers > 0) return params_.cpu_workers;
-    return default_cpu_workers(params_.num_threads, params_.cpu_queue_depth);
-  }
   void device_loop(Part part);
   bool can_start_cpu_locked() const;
   bool can_start_device_locked(Part part) const;
@@ -151,17 +143,9 @@ class Executor {
 
   CompiledGraph graph_;
   ExecutorParams params_;
-  int first_gpu_op_ = 0;
-  // Ops [first_gpu_op_, mixed_end_) run on the mixed thread: the mixed ops when a pipelined
-  // graph also has GPU ops, else none (mixed_end_ == first_gpu_op_).
-  int mixed_end_ = 0;
-  bool has_mixed_thread() const { return mixed_end_ > first_gpu_op_; }
-  // Iterations the CPU stage may have started and not seen published. The last device stage
-  // frees a CPU slot: with a mixed thread one more iteration is past the CPU stage, and each CPU
-  // worker after the first has one more in it, so the CPU stage gets a slot more for each.
-  int cpu_limit() const {
-    return params_.cpu_queue_depth + (has_mixed_thread() ? 1 : 0) + (cpu_workers() - 1);
-  }
+  StagePlan plan_;
+  int first_gpu_op_ = 0;  // plan_.first_gpu_op
+  int mixed_end_ = 0;     // plan_.mixed_end
   std::unique_ptr<ThreadPool> pool_;
   cuda::PooledStream stream_;
   // Mixed thread only: its stream, the event that ends each GPU slot's mixed work, and per

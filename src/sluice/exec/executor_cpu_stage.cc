@@ -7,17 +7,13 @@
 namespace sluice {
 
 bool Executor::can_start_cpu_locked() const {
-  if (failed_ || cpu_next_ >= scheduled_ || cpu_busy_ >= cpu_workers()) return false;
-  if (!params_.pipelined &&
-      (cpu_inflight_ > 0 || gpu_busy_ > 0 || !outputs_.empty() || !held_.empty())) {
+  if (failed_ || cpu_next_ >= scheduled_ || cpu_busy_ >= plan_.cpu_workers) return false;
+  if (plan_.serial && (cpu_inflight_ > 0 || gpu_busy_ > 0 || !outputs_.empty() || !held_.empty())) {
     return false;
   }
-  if (has_gpu_stage()) return cpu_inflight_ < cpu_limit();
-  // Published, held and running iterations. With several CPU workers, up to one per worker more
-  // than the queue's depth (the whole ring), so that all work while the consumer holds `depth`
-  // outputs; a finished iteration waits for room before it is published.
+  if (has_gpu_stage()) return cpu_inflight_ < plan_.cpu_in_flight;
   const int taken = static_cast<int>(outputs_.size() + held_.size()) + cpu_busy_;
-  return taken < params_.cpu_queue_depth + (cpu_workers() > 1 ? cpu_workers() : 0);
+  return taken < plan_.cpu_only_in_flight;
 }
 
 // Note [Two CPU iterations]
@@ -30,8 +26,9 @@ bool Executor::can_start_cpu_locked() const {
 // for the next batch's size only after they ran the previous one (sized_turn_), and iterations are
 // handed on in order (handoff_turn_). The older iteration never waits for the younger one.
 // From 12 pool threads and a cpu_queue_depth of 3 there are three workers (a third can only
-// start while the consumer has asked for 3 iterations ahead). SLUICE_CPU_STAGE_WORKERS (1 to
-// ThreadPool::kMaxCpuWorkers) sets another number; each worker holds one more batch of memory.
+// start while the consumer has asked for 3 iterations ahead; executor_policy.h).
+// SLUICE_CPU_STAGE_WORKERS (1 to ThreadPool::kMaxCpuWorkers) sets another number; each worker
+// holds one more batch of memory.
 void Executor::wait_turn(const int64_t& turn, int64_t iteration) {
   std::unique_lock<std::mutex> lk(turn_mu_);
   turn_cv_.wait(lk, [&] { return turn >= iteration; });
@@ -115,7 +112,7 @@ void Executor::cpu_loop(int worker) {
       std::unique_lock<std::mutex> lk(mu_);
       cv_.wait(lk, [&] {
         return stop_ || has_gpu_stage() ||
-               static_cast<int>(outputs_.size() + held_.size()) < params_.cpu_queue_depth;
+               static_cast<int>(outputs_.size() + held_.size()) < plan_.output_depth;
       });
       if (stop_) {  // reset() or destruction: the iteration is dropped
         lk.unlock();

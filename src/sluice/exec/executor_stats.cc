@@ -43,9 +43,8 @@ nlohmann::json Executor::pipeline_statistics() const {
           {"gpu_stage_busy_s", timing_.gpu_stage_ns / 1e9},
           {"consumer_wait_s", timing_.wait_ns / 1e9},
           {"num_threads", params_.num_threads},
-          {"cpu_workers", cpu_workers()},
-          {"prefetch_queue_depth",
-           has_gpu_stage() ? params_.gpu_queue_depth : params_.cpu_queue_depth}};
+          {"cpu_workers", plan_.cpu_workers},
+          {"prefetch_queue_depth", plan_.output_depth}};
 }
 
 nlohmann::json Executor::statistics() const {
