@@ -3,14 +3,9 @@
 #include <algorithm>
 
 #include "sluice/core/error.h"
+#include "sluice/exec/executor_stats.h"
 
 namespace sluice {
-
-uint64_t Executor::elapsed_ns(std::chrono::steady_clock::time_point start) {
-  return static_cast<uint64_t>(
-      std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - start)
-          .count());
-}
 
 Executor::Executor(CompiledGraph graph, ExecutorParams params)
     : graph_(std::move(graph)), params_(params) {
@@ -58,13 +53,14 @@ Executor::Executor(CompiledGraph graph, ExecutorParams params)
     if (i >= first_gpu_op_ && i < mixed_end_) ctx.stream = mixed_stream_.get();
     SLUICE_ENFORCE(spec.device == OpDevice::kCPU || ctx.stream, "GPU stage without a stream");
     ops_.push_back(OperatorRegistry::instance().create(spec));
-    op_stats_.push_back(std::make_unique<OpStats>());
     try {
       ops_.back()->setup(ctx);
     } catch (...) {
       rethrow_with_context(std::current_exception(), spec.describe());
     }
   }
+
+  stats_ = std::make_unique<ExecutorStats>(n, params_.enable_memory_stats);
 
   // Note [Pinned transfers]
   // A CPU tensor that goes to the GPU (DataNode.gpu()) is kept in pinned memory, so the
@@ -250,7 +246,7 @@ void Executor::device_loop(Part part) {
     if (!publishes) {
       {
         std::lock_guard<std::mutex> lk(mu_);
-        timing_.mixed_stage_ns += ns;
+        stats_->on_mixed_stage_work(ns);
         --busy;
         mixed_ready_.push_back(h);
       }
@@ -268,7 +264,7 @@ void Executor::device_loop(Part part) {
     }
     {
       std::lock_guard<std::mutex> lk(mu_);
-      timing_.gpu_stage_ns += ns;
+      stats_->on_gpu_stage_work(ns);
       --busy;
       --device_inflight_;
       --cpu_inflight_;
@@ -318,18 +314,8 @@ void Executor::run_stage(int first, int last, Slot& cpu, Slot* gpu, int caller_s
       rethrow_with_context(std::current_exception(),
                            make_string(spec.describe(), ", iteration ", cpu.batch.iteration));
     }
-    auto ns =
-        std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - t0)
-            .count();
-    OpStats& st = *op_stats_[i];
-    st.runs.fetch_add(1, std::memory_order_relaxed);
-    st.total_ns.fetch_add(static_cast<uint64_t>(ns), std::memory_order_relaxed);
-    st.work_ns.fetch_add(ws.work_ns(), std::memory_order_relaxed);
-    if (params_.enable_memory_stats) {
-      std::vector<TensorList> outs;
-      for (auto* t : io_outputs_of(i, cpu, gpu)) outs.push_back(*t);
-      record_memory_stats(i, outs);
-    }
+    stats_->on_operator_run(i, elapsed_ns(t0), ws.work_ns());
+    if (stats_->memory_stats()) stats_->on_operator_outputs(i, io_outputs_of(i, cpu, gpu));
   }
 }
 
@@ -368,9 +354,7 @@ void Executor::schedule_run() {
   std::unique_lock<std::mutex> lk(mu_);
   SLUICE_CHECK(!broken_, Error,
                "the pipeline stopped after an error (raised earlier); call reset() to continue");
-  if (timing_.first_schedule == std::chrono::steady_clock::time_point{}) {
-    timing_.first_schedule = std::chrono::steady_clock::now();
-  }
+  stats_->on_schedule();
   ++scheduled_;
   cv_.notify_all();
   if (plan_.synchronous) {
@@ -389,7 +373,7 @@ bool Executor::wait_for_outputs(std::chrono::milliseconds timeout) {
   const auto start = std::chrono::steady_clock::now();
   const bool ready =
       cv_.wait_for(lk, timeout, [&] { return stop_ || broken_ || !outputs_.empty(); });
-  timing_.wait_ns += elapsed_ns(start);
+  stats_->on_consumer_wait(elapsed_ns(start));
   return ready;
 }
 
@@ -407,7 +391,7 @@ std::shared_ptr<Outputs> Executor::share_outputs() {
   }
   const auto wait_start = std::chrono::steady_clock::now();
   cv_.wait(lk, [&] { return stop_ || !outputs_.empty(); });
-  timing_.wait_ns += elapsed_ns(wait_start);
+  stats_->on_consumer_wait(elapsed_ns(wait_start));
   SLUICE_CHECK(!outputs_.empty(), Cancelled, "the pipeline is shutting down");
   auto out = std::move(outputs_.front());
   outputs_.pop_front();
@@ -443,6 +427,7 @@ void Executor::reset() {
     cpu_busy_ = mixed_busy_ = gpu_busy_ = cpu_inflight_ = device_inflight_ = 0;
     failed_ = broken_ = false;
     ++epoch_;
+    stats_->on_reset();
   }
   for (auto& op : ops_) op->reset();
   start_threads();
@@ -454,6 +439,18 @@ void Executor::feed(const std::string& name, TensorList data) {
                "feed_input: no external_source named '", name, "' in this pipeline");
   std::lock_guard<std::mutex> lk(mu_);
   fed_[name].push_back(std::move(data));
+}
+
+nlohmann::json Executor::statistics() const {
+  return stats_->operators(graph_, ops_);
+}
+
+nlohmann::json Executor::pipeline_statistics() const {
+  nlohmann::json j = stats_->stages();
+  j["num_threads"] = params_.num_threads;
+  j["cpu_workers"] = plan_.cpu_workers;
+  j["prefetch_queue_depth"] = plan_.output_depth;
+  return j;
 }
 
 bool Executor::has_operator(std::string_view name) const {

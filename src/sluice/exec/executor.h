@@ -64,6 +64,8 @@ struct Outputs {
   std::exception_ptr error;
 };
 
+class ExecutorStats;
+
 class Executor {
  public:
   Executor(CompiledGraph graph, ExecutorParams params);
@@ -115,18 +117,11 @@ class Executor {
     int cpu = 0, gpu = 0;  // slot indices
   };
   enum class Part { kAll, kMixed, kGpu };  // the device ops a device stage thread runs
-  struct OpStats {
-    std::atomic<uint64_t> runs{0};
-    std::atomic<uint64_t> total_ns{0};
-    std::atomic<uint64_t> work_ns{0};  // inside for_each_sample, summed over threads
-    std::vector<size_t> real, reserved, max_real, max_reserved;  // per output, under stats_mu_
-  };
 
   void run_stage(int first, int last, Slot& cpu, Slot* gpu, int caller_slot);
   // The tensor `output` of operator `op` in this iteration's slots.
   TensorList& tensor(Slot& cpu, Slot* gpu, int op, int output);
   std::vector<TensorList*> io_outputs_of(int op, Slot& cpu, Slot* gpu);
-  static uint64_t elapsed_ns(std::chrono::steady_clock::time_point start);
   void cpu_loop(int worker);
   void size_batch(BatchInfo& b, int64_t epoch);
   // Note [Two CPU iterations]: wait until `turn` has reached `iteration`, or advance it.
@@ -136,7 +131,6 @@ class Executor {
   bool can_start_cpu_locked() const;
   bool can_start_device_locked(Part part) const;
   std::shared_ptr<Outputs> make_outputs(Slot& cpu, Slot* gpu);
-  void record_memory_stats(int op, const std::vector<TensorList>& outs);
   void remap_before(int op, Slot& cpu, Slot* gpu, const std::vector<int>& source);
   void stop_threads();
   void start_threads();
@@ -157,8 +151,7 @@ class Executor {
   std::vector<cuda::Event> cpu_slot_read_;
   std::vector<std::unique_ptr<Operator>> ops_;
   std::vector<OpContext> contexts_;
-  std::vector<std::unique_ptr<OpStats>> op_stats_;
-  mutable std::mutex stats_mu_;
+  std::unique_ptr<ExecutorStats> stats_;
   std::vector<Slot> cpu_slots_, gpu_slots_;
   // GPU-stage tensors that are not pipeline outputs live only within one iteration of the GPU
   // stage, which runs iterations one after another on one stream: one buffer serves them all
@@ -188,21 +181,13 @@ class Executor {
   int64_t iteration_base_ = 0;  // iterations before the last reset
   std::map<std::string, std::deque<TensorList>, std::less<>> fed_;
 
-  // Where the time goes (for the bottleneck report), guarded by mu_.
-  struct Timing {
-    uint64_t cpu_stage_ns = 0, mixed_stage_ns = 0, gpu_stage_ns = 0;  // a stage had work
-    uint64_t wait_ns = 0;  // time the consumer spent waiting for outputs
-    std::chrono::steady_clock::time_point first_schedule{};
-  } timing_;
-
   // Note [Two CPU iterations]: per CPU operator, the iterations (since the last reset) it has
   // run; and how many iterations the CPU stage sized and handed on. Guarded by turn_mu_.
   std::mutex turn_mu_;
   std::condition_variable turn_cv_;
   std::vector<int64_t> op_turn_;
   int64_t sized_turn_ = 0, handoff_turn_ = 0;
-  int64_t samples_since_reset_ = 0;                       // the sizing turn's
-  std::chrono::steady_clock::time_point cpu_busy_since_;  // under mu_, while cpu_busy_ > 0
+  int64_t samples_since_reset_ = 0;  // the sizing turn's
   std::vector<std::thread> cpu_threads_;
   std::thread mixed_thread_, gpu_thread_;
 };

@@ -3,6 +3,7 @@
 
 #include "sluice/core/error.h"
 #include "sluice/exec/executor.h"
+#include "sluice/exec/executor_stats.h"
 
 namespace sluice {
 
@@ -63,7 +64,7 @@ void Executor::cpu_loop(int worker) {
       iteration = cpu_next_++;
       epoch = epoch_;
       slot_index = static_cast<int>(iteration % cpu_slots_.size());
-      if (cpu_busy_++ == 0) cpu_busy_since_ = std::chrono::steady_clock::now();
+      if (cpu_busy_++ == 0) stats_->on_cpu_stage_busy();
       ++cpu_inflight_;
       Slot& s = cpu_slots_[slot_index];
       s.batch = BatchInfo();
@@ -119,7 +120,7 @@ void Executor::cpu_loop(int worker) {
         pass_turn(handoff_turn_, iteration);
         return;
       }
-      if (--cpu_busy_ == 0) timing_.cpu_stage_ns += elapsed_ns(cpu_busy_since_);
+      if (--cpu_busy_ == 0) stats_->on_cpu_stage_idle();
       if (slot.error) failed_ = true;
       if (has_gpu_stage()) {
         cpu_ready_.push_back(slot_index);
