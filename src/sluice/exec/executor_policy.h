@@ -24,7 +24,7 @@ inline constexpr int kThreeCpuWorkersFromQueueDepth = 3;
 int default_cpu_workers(int num_threads, int cpu_queue_depth);
 
 // The mixed operators' intermediates alternate between this many buffer sets (Note [Mixed
-// thread] in executor.cc): the mixed thread writes one while the GPU thread reads
+// thread] in executor_device_stage.cc): the mixed thread writes one while the GPU thread reads
 // the other, so at most this many iterations are past the CPU stage and not yet published.
 inline constexpr int kMixedBufferSets = 2;
 
