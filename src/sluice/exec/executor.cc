@@ -3,10 +3,6 @@
 #include "sluice/core/error.h"
 #include "sluice/exec/executor_cpu_stage.h"
 #include "sluice/exec/executor_device_stage.h"
-#include "sluice/exec/executor_queues.h"
-#include "sluice/exec/executor_slots.h"
-#include "sluice/exec/executor_stage_runner.h"
-#include "sluice/exec/executor_stats.h"
 
 namespace sluice {
 
@@ -38,17 +34,14 @@ Executor::Executor(CompiledGraph graph, ExecutorParams params)
                                        plan_.has_gpu_stage() ? params_.device_id : -1);
   make_operators();
 
-  const int n = plan_.num_ops;
-  stats_ = std::make_unique<ExecutorStats>(n, params_.enable_memory_stats);
+  stats_ = std::make_unique<ExecutorStats>(plan_.num_ops, params_.enable_memory_stats);
   slots_ = std::make_unique<SlotRings>(graph_, params_, plan_, contexts_, stream_.get());
   runner_ = std::make_unique<StageRunner>(graph_, ops_, contexts_, *slots_, *stats_, stream_.get());
   queues_ = std::make_unique<StageQueues>(plan_, *stats_);
-  cpu_stage_ =
-      std::make_unique<CpuStage>(graph_, params_, plan_, *pool_, *runner_, *slots_, *queues_);
+  const StageParts parts{graph_, params_, plan_, *pool_, *runner_, *slots_, *queues_, *stats_};
+  cpu_stage_ = std::make_unique<CpuStage>(parts);
   if (plan_.has_gpu_stage()) {
-    device_stage_ =
-        std::make_unique<DeviceStage>(params_, plan_, *pool_, *runner_, *slots_, *queues_, *stats_,
-                                      stream_.get(), mixed_stream_.get());
+    device_stage_ = std::make_unique<DeviceStage>(parts, stream_.get(), mixed_stream_.get());
   }
   start_stages();
 }

@@ -23,6 +23,7 @@
 //                                         published, held; the one mutex stages and consumer share
 //   SlotRings      executor_slots         the buffers of the iterations in flight
 //   StageRunner    executor_stage_runner  runs a range of operators on one iteration
+//   StageParts     executor_stage         what a stage's workers work with (the parts above)
 //   CpuStage       executor_cpu_stage     the CPU workers and their turns
 //   DeviceStage    executor_device_stage  the mixed and GPU threads and their events
 //   ExecutorStats  executor_stats         what the statistics report; the stages notify it

@@ -24,16 +24,7 @@ void Turn::restart() {
   next_ = 0;
 }
 
-CpuStage::CpuStage(const CompiledGraph& graph, const ExecutorParams& params, const StagePlan& plan,
-                   ThreadPool& pool, StageRunner& runner, SlotRings& slots, StageQueues& queues)
-    : graph_(graph),
-      params_(params),
-      plan_(plan),
-      pool_(pool),
-      runner_(runner),
-      slots_(slots),
-      queues_(queues),
-      op_turns_(plan.first_gpu_op) {}
+CpuStage::CpuStage(const StageParts& parts) : parts_(parts), op_turns_(parts.plan.first_gpu_op) {}
 
 void CpuStage::restart_turns() {
   for (Turn& t : op_turns_) t.restart();
@@ -44,7 +35,8 @@ void CpuStage::restart_turns() {
 
 void CpuStage::start() {
   restart_turns();
-  for (int w = 0; w < plan_.cpu_workers; ++w) workers_.emplace_back([this, w] { worker_loop(w); });
+  for (int w = 0; w < parts_.plan.cpu_workers; ++w)
+    workers_.emplace_back([this, w] { worker_loop(w); });
 }
 
 void CpuStage::join() {
@@ -68,19 +60,19 @@ void CpuStage::join() {
 // holds one more batch of memory.
 void CpuStage::worker_loop(int worker) {
   ThreadPool::name_this_thread(worker == 0 ? "sluice-cpu" : "sluice-cpu" + std::to_string(worker));
-  if (slots_.has_pinned()) {
+  if (parts_.slots.has_pinned()) {
     try {
-      cuda::set_device(params_.device_id);  // before waiting for cpu_slot_read
+      cuda::set_device(parts_.params.device_id);  // before waiting for cpu_slot_read
     } catch (...) {
     }
   }
   // The first worker uses the pool's first stage slot; the mixed and GPU threads the next two.
-  const int caller_slot = pool_.num_threads() + (worker == 0 ? 0 : worker + 2);
+  const int caller_slot = parts_.pool.num_threads() + (worker == 0 ? 0 : worker + 2);
   StageQueues::CpuIteration it;
   // 1. Wait for a scheduled iteration and room for its results.
-  while (queues_.start_cpu(it)) {
-    const int slot_index = static_cast<int>(it.index % slots_.cpu_size());
-    Slot& slot = slots_.cpu(slot_index);
+  while (parts_.queues.start_cpu(it)) {
+    const int slot_index = static_cast<int>(it.index % parts_.slots.cpu_size());
+    Slot& slot = parts_.slots.cpu(slot_index);
     slot.batch = BatchInfo();
     slot.batch.iteration = it.iteration;
     slot.batch.fed = std::move(it.fed);
@@ -90,17 +82,17 @@ void CpuStage::worker_loop(int worker) {
 
     // 3. Hand the iteration to the GPU stage, or publish it when there is room, in order.
     TurnScope handoff(handoff_turn_, it.index);
-    auto out = plan_.has_gpu_stage() ? nullptr : slots_.make_outputs(slot, nullptr);
-    if (!queues_.finish_cpu(slot_index, slot.error != nullptr, std::move(out))) return;
+    auto out = parts_.plan.has_gpu_stage() ? nullptr : parts_.slots.make_outputs(slot, nullptr);
+    if (!parts_.queues.finish_cpu(slot_index, slot.error != nullptr, std::move(out))) return;
   }
 }
 
 std::exception_ptr CpuStage::run_iteration(const StageQueues::CpuIteration& it, int slot_index,
                                            int caller_slot) {
-  Slot& slot = slots_.cpu(slot_index);
+  Slot& slot = parts_.slots.cpu(slot_index);
   std::exception_ptr error;
   try {  // Note [Pinned transfers]
-    if (cuda::Event* read = slots_.cpu_slot_read(slot_index)) read->synchronize();
+    if (cuda::Event* read = parts_.slots.cpu_slot_read(slot_index)) read->synchronize();
   } catch (...) {
     error = std::current_exception();
   }
@@ -108,8 +100,8 @@ std::exception_ptr CpuStage::run_iteration(const StageQueues::CpuIteration& it, 
     TurnScope sizing(sizing_turn_, it.index);
     if (!error) {
       try {
-        for (int i = 0; i < plan_.first_gpu_op; ++i) {
-          if (graph_.ops[i].schema->is_source()) op_turns_[i].await(it.index);
+        for (int i = 0; i < parts_.plan.first_gpu_op; ++i) {
+          if (parts_.graph.ops[i].schema->is_source()) op_turns_[i].await(it.index);
         }
         size_batch(slot.batch, it.epoch);
       } catch (...) {
@@ -117,11 +109,11 @@ std::exception_ptr CpuStage::run_iteration(const StageQueues::CpuIteration& it, 
       }
     }
   }
-  for (int op = 0; op < plan_.first_gpu_op; ++op) {
+  for (int op = 0; op < parts_.plan.first_gpu_op; ++op) {
     TurnScope turn(op_turns_[op], it.index);
     if (error) continue;  // the operators this iteration did not reach still pass their turn
     try {
-      runner_.run(op, op + 1, slot, nullptr, caller_slot);
+      parts_.runner.run(op, op + 1, slot, nullptr, caller_slot);
     } catch (...) {
       error = std::current_exception();
     }
@@ -130,14 +122,14 @@ std::exception_ptr CpuStage::run_iteration(const StageQueues::CpuIteration& it, 
 }
 
 void CpuStage::size_batch(BatchInfo& b, int64_t epoch) {
-  runner_.begin_iteration(b);
+  parts_.runner.begin_iteration(b);
   if (!b.sized) {
-    b.size = params_.max_batch_size;
+    b.size = parts_.params.max_batch_size;
     b.sized = true;
   }
-  SLUICE_CHECK(b.size >= 1 && b.size <= params_.max_batch_size, InvalidArgument, "iteration ",
+  SLUICE_CHECK(b.size >= 1 && b.size <= parts_.params.max_batch_size, InvalidArgument, "iteration ",
                b.iteration, " has ", b.size, " samples; the pipeline's batch_size (maximum) is ",
-               params_.max_batch_size);
+               parts_.params.max_batch_size);
   if (b.samples.empty()) {
     b.samples.resize(b.size);
     for (int i = 0; i < b.size; ++i) b.samples[i] = {"", epoch, samples_since_reset_ + i};

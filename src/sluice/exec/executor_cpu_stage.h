@@ -10,12 +10,7 @@
 #include <vector>
 
 #include "sluice/core/mutex.h"
-#include "sluice/exec/executor.h"
-#include "sluice/exec/executor_policy.h"
-#include "sluice/exec/executor_queues.h"
-#include "sluice/exec/executor_slots.h"
-#include "sluice/exec/executor_stage_runner.h"
-#include "sluice/parallel/thread_pool.h"
+#include "sluice/exec/executor_stage.h"
 
 namespace sluice {
 
@@ -58,8 +53,7 @@ class SLUICE_SCOPED_CAPABILITY TurnScope {
 
 class CpuStage {
  public:
-  CpuStage(const CompiledGraph& graph, const ExecutorParams& params, const StagePlan& plan,
-           ThreadPool& pool, StageRunner& runner, SlotRings& slots, StageQueues& queues);
+  explicit CpuStage(const StageParts& parts);
   CpuStage(const CpuStage&) = delete;
   CpuStage& operator=(const CpuStage&) = delete;
 
@@ -79,13 +73,7 @@ class CpuStage {
   // No worker runs: nothing else touches the turns or what they guard.
   void restart_turns() SLUICE_NO_THREAD_SAFETY_ANALYSIS;
 
-  const CompiledGraph& graph_;
-  const ExecutorParams& params_;
-  const StagePlan& plan_;
-  ThreadPool& pool_;
-  StageRunner& runner_;
-  SlotRings& slots_;
-  StageQueues& queues_;
+  const StageParts parts_;
 
   // Note [Two CPU iterations]: a turn per CPU operator, one for sizing batches, one for handing
   // iterations on.

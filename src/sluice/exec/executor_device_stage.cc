@@ -6,27 +6,18 @@
 
 namespace sluice {
 
-DeviceStage::DeviceStage(const ExecutorParams& params, const StagePlan& plan, ThreadPool& pool,
-                         StageRunner& runner, SlotRings& slots, StageQueues& queues,
-                         ExecutorStats& stats, cuda::StreamHandle stream,
+DeviceStage::DeviceStage(const StageParts& parts, cuda::StreamHandle stream,
                          cuda::StreamHandle mixed_stream)
-    : params_(params),
-      plan_(plan),
-      pool_(pool),
-      runner_(runner),
-      slots_(slots),
-      queues_(queues),
-      stats_(stats),
-      stream_(stream),
-      mixed_stream_(mixed_stream) {
-  if (plan_.has_mixed_thread()) {
-    for (int k = 0; k < plan_.gpu_slots; ++k) mixed_done_.emplace_back(params_.device_id);
-    for (int k = 0; k < kMixedBufferSets; ++k) consumed_.emplace_back(params_.device_id);
+    : parts_(parts), stream_(stream), mixed_stream_(mixed_stream) {
+  if (parts_.plan.has_mixed_thread()) {
+    for (int k = 0; k < parts_.plan.gpu_slots; ++k)
+      mixed_done_.emplace_back(parts_.params.device_id);
+    for (int k = 0; k < kMixedBufferSets; ++k) consumed_.emplace_back(parts_.params.device_id);
   }
 }
 
 void DeviceStage::start() {
-  if (plan_.has_mixed_thread()) {
+  if (parts_.plan.has_mixed_thread()) {
     mixed_thread_ = std::thread([this] { worker_loop(DevicePart::kMixed); });
     gpu_thread_ = std::thread([this] { worker_loop(DevicePart::kGpu); });
   } else {
@@ -50,16 +41,16 @@ void DeviceStage::join() {
 void DeviceStage::worker_loop(DevicePart part) {
   ThreadPool::name_this_thread(part == DevicePart::kMixed ? "sluice-mixed" : "sluice-gpu");
   try {
-    cuda::set_device(params_.device_id);
+    cuda::set_device(parts_.params.device_id);
   } catch (...) {
   }
   const bool takes_from_cpu = part != DevicePart::kGpu;
-  const int caller_slot = pool_.num_threads() + (part == DevicePart::kGpu ? 2 : 1);
+  const int caller_slot = parts_.pool.num_threads() + (part == DevicePart::kGpu ? 2 : 1);
   Handoff h;
   // 1. Wait for an iteration from the previous stage and room for its results.
-  while (queues_.start_device(part, h)) {
-    Slot& cpu = slots_.cpu(h.cpu);
-    Slot& gpu = slots_.gpu(h.gpu);
+  while (parts_.queues.start_device(part, h)) {
+    Slot& cpu = parts_.slots.cpu(h.cpu);
+    Slot& gpu = parts_.slots.gpu(h.gpu);
     if (takes_from_cpu) {
       gpu.seq = h.seq;
       gpu.error = cpu.error;
@@ -70,21 +61,21 @@ void DeviceStage::worker_loop(DevicePart part) {
     run_operators(part, h, cpu, gpu, caller_slot);
     const uint64_t ns = elapsed_ns(stage_start);
     if (part == DevicePart::kMixed) {
-      stats_.on_mixed_stage_work(ns);
-      queues_.finish_mixed(h);
+      parts_.stats.on_mixed_stage_work(ns);
+      parts_.queues.finish_mixed(h);
       continue;
     }
 
     // 3. Publish; the CPU slot is free again.
     std::shared_ptr<Outputs> out;
     try {
-      out = slots_.make_outputs(cpu, &gpu);
+      out = parts_.slots.make_outputs(cpu, &gpu);
     } catch (...) {
       out = std::make_shared<Outputs>();
       out->error = std::current_exception();
     }
-    stats_.on_gpu_stage_work(ns);
-    queues_.publish(std::move(out));
+    parts_.stats.on_gpu_stage_work(ns);
+    parts_.queues.publish(std::move(out));
   }
 }
 
@@ -92,8 +83,8 @@ void DeviceStage::run_operators(DevicePart part, const Handoff& h, Slot& cpu, Sl
                                 int caller_slot) {
   const bool mixed = part == DevicePart::kMixed;
   const cuda::StreamHandle stream = mixed ? mixed_stream_ : stream_;
-  const int first = mixed ? plan_.first_gpu_op : plan_.mixed_end;
-  const int last = mixed ? plan_.mixed_end : plan_.num_ops;
+  const int first = mixed ? parts_.plan.first_gpu_op : parts_.plan.mixed_end;
+  const int last = mixed ? parts_.plan.mixed_end : parts_.plan.num_ops;
   if (!gpu.error) {
     try {
       const size_t set = static_cast<size_t>(gpu.seq % kMixedBufferSets);
@@ -102,7 +93,7 @@ void DeviceStage::run_operators(DevicePart part, const Handoff& h, Slot& cpu, Sl
       } else if (part == DevicePart::kGpu) {
         cuda::stream_wait_event(stream, mixed_done_[h.gpu].get());
       }
-      runner_.run(first, last, cpu, &gpu, caller_slot);
+      parts_.runner.run(first, last, cpu, &gpu, caller_slot);
       if (part == DevicePart::kMixed) {
         mixed_done_[h.gpu].record(stream);
       } else if (part == DevicePart::kGpu) {
@@ -113,7 +104,7 @@ void DeviceStage::run_operators(DevicePart part, const Handoff& h, Slot& cpu, Sl
     }
   }
   if (part == DevicePart::kGpu) return;  // pinned CPU tensors go up in mixed operators (_to_gpu)
-  if (cuda::Event* read = slots_.cpu_slot_read(h.cpu)) {  // Note [Pinned transfers]
+  if (cuda::Event* read = parts_.slots.cpu_slot_read(h.cpu)) {  // Note [Pinned transfers]
     try {  // also after a failure: copies may have been queued before it
       read->record(stream);
     } catch (...) {

@@ -9,23 +9,14 @@
 #include <vector>
 
 #include "sluice/cuda/cuda_api.h"
-#include "sluice/exec/executor.h"
-#include "sluice/exec/executor_policy.h"
-#include "sluice/exec/executor_queues.h"
-#include "sluice/exec/executor_slots.h"
-#include "sluice/exec/executor_stage_runner.h"
-#include "sluice/parallel/thread_pool.h"
+#include "sluice/exec/executor_stage.h"
 
 namespace sluice {
-
-class ExecutorStats;
 
 class DeviceStage {
  public:
   // `stream`: the pipeline's; `mixed_stream`: the mixed thread's (null without one).
-  DeviceStage(const ExecutorParams& params, const StagePlan& plan, ThreadPool& pool,
-              StageRunner& runner, SlotRings& slots, StageQueues& queues, ExecutorStats& stats,
-              cuda::StreamHandle stream, cuda::StreamHandle mixed_stream);
+  DeviceStage(const StageParts& parts, cuda::StreamHandle stream, cuda::StreamHandle mixed_stream);
   DeviceStage(const DeviceStage&) = delete;
   DeviceStage& operator=(const DeviceStage&) = delete;
 
@@ -39,13 +30,7 @@ class DeviceStage {
   // device thread by events; a failure becomes the iteration's error.
   void run_operators(DevicePart part, const Handoff& h, Slot& cpu, Slot& gpu, int caller_slot);
 
-  const ExecutorParams& params_;
-  const StagePlan& plan_;
-  ThreadPool& pool_;
-  StageRunner& runner_;
-  SlotRings& slots_;
-  StageQueues& queues_;
-  ExecutorStats& stats_;
+  const StageParts parts_;
   const cuda::StreamHandle stream_, mixed_stream_;
   // Mixed thread only: per GPU slot, the event that ends its mixed work; per set of mixed
   // intermediates, the event after the GPU operators that read it.
