@@ -1,6 +1,10 @@
 # Warnings and sanitizers shared by every target.
 
 set(SLUICE_CXX_WARNINGS -Wall -Wextra -Wno-unused-parameter -Wno-missing-field-initializers)
+# Clang checks the lock annotations (core/thread_annotations.h): a violation fails the build.
+if(CMAKE_CXX_COMPILER_ID MATCHES "Clang")
+  list(APPEND SLUICE_CXX_WARNINGS -Wthread-safety -Werror=thread-safety)
+endif()
 
 if(SLUICE_SANITIZE)
   string(REPLACE ";" "," _san "${SLUICE_SANITIZE}")

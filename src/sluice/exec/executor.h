@@ -2,7 +2,7 @@
 // The pipelined executor: runs a compiled graph in three stages (cpu -> mixed -> gpu) on stage
 // threads, with bounded prefetch queues and a shared worker pool. The CPU stage has a thread;
 // the mixed and GPU stages share one, or, when the graph has both and the executor is
-// pipelined, have one each (Note [Mixed thread] in executor.cc).
+// pipelined, have one each (Note [Mixed thread] in executor_device_stage.cc).
 //
 //   schedule_run()   asks for one more iteration
 //   share_outputs()  returns the oldest finished iteration (blocks), raising its error if any
@@ -16,21 +16,29 @@
 // held. After an error the executor stops starting iterations; the consumer gets the finished
 // ones, then the error; reset() makes it usable again.
 //
+// The Executor wires its parts together (exec/executor_*.{h,cc}):
+//   StagePlan      executor_policy        which operators each stage runs, how many iterations
+//                                         each stage may hold; the tuned constants
+//   StageQueues    executor_queues        the schedule: iterations asked for, between stages,
+//                                         published, held; the one mutex stages and consumer share
+//   SlotRings      executor_slots         the buffers of the iterations in flight
+//   StageRunner    executor_stage_runner  runs a range of operators on one iteration
+//   StageParts     executor_stage         what a stage's workers work with (the parts above)
+//   CpuStage       executor_cpu_stage     the CPU workers and their turns
+//   DeviceStage    executor_device_stage  the mixed and GPU threads and their events
+//   ExecutorStats  executor_stats         what the statistics report; the stages notify it
+//
 // Thread safety: the consumer API may be called from one thread at a time.
 
-#include <atomic>
 #include <chrono>
-#include <condition_variable>
 #include <cstdint>
-#include <deque>
-#include <map>
 #include <memory>
-#include <mutex>
-#include <thread>
+#include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
+#include "sluice/exec/executor_policy.h"
 #include "sluice/exec/operator.h"
 #include "sluice/graph/graph.h"
 
@@ -63,6 +71,13 @@ struct Outputs {
   std::exception_ptr error;
 };
 
+class CpuStage;
+class DeviceStage;
+class ExecutorStats;
+class SlotRings;
+class StageQueues;
+class StageRunner;
+
 class Executor {
  public:
   Executor(CompiledGraph graph, ExecutorParams params);
@@ -94,133 +109,37 @@ class Executor {
   nlohmann::json pipeline_statistics() const;
 
   cuda::StreamHandle stream() const { return stream_.get(); }
-  bool has_gpu_stage() const { return first_gpu_op_ < static_cast<int>(graph_.ops.size()); }
+  bool has_gpu_stage() const { return plan_.has_gpu_stage(); }
 
-  // Workers of a pipelined CPU stage unless ExecutorParams::cpu_workers says otherwise (Note
-  // [Two CPU iterations]). With few threads an operator's tail idles little, and a second
-  // iteration in flight costs a slot of memory and cache (measured 6% slower with 2 threads). A
-  // third pays on a large pool when the consumer asks for 3 iterations ahead (measured with 16
-  // threads: 5-22% more images/s than two, bench/RESULTS.md section 2).
+  // Workers of a pipelined CPU stage unless ExecutorParams::cpu_workers says otherwise
+  // (executor_policy.h).
   static int default_cpu_workers(int num_threads, int cpu_queue_depth) {
-    if (num_threads >= 12 && cpu_queue_depth >= 3) return 3;
-    return num_threads >= 8 ? 2 : 1;
+    return ::sluice::default_cpu_workers(num_threads, cpu_queue_depth);
   }
 
  private:
-  struct Slot {
-    std::vector<std::vector<TensorList>> outputs;  // [op][output] (this stage's ops only)
-    BatchInfo batch;
-    std::exception_ptr error;
-    int64_t seq = 0;  // GPU slots: iterations the device stages started before this one
-  };
-  // An iteration between the mixed and the GPU thread.
-  struct Handoff {
-    int cpu = 0, gpu = 0;  // slot indices
-  };
-  enum class Part { kAll, kMixed, kGpu };  // the device ops a device stage thread runs
-  struct OpStats {
-    std::atomic<uint64_t> runs{0};
-    std::atomic<uint64_t> total_ns{0};
-    std::atomic<uint64_t> work_ns{0};  // inside for_each_sample, summed over threads
-    std::vector<size_t> real, reserved, max_real, max_reserved;  // per output, under stats_mu_
-  };
+  void make_operators();
+  void start_stages();
+  void stop_stages();
 
-  void run_stage(int first, int last, Slot& cpu, Slot* gpu, int caller_slot);
-  // The tensor `output` of operator `op` in this iteration's slots.
-  TensorList& tensor(Slot& cpu, Slot* gpu, int op, int output);
-  std::vector<TensorList*> io_outputs_of(int op, Slot& cpu, Slot* gpu);
-  static uint64_t elapsed_ns(std::chrono::steady_clock::time_point start);
-  void cpu_loop(int worker);
-  void size_batch(BatchInfo& b, int64_t epoch);
-  // Note [Two CPU iterations]: wait until `turn` has reached `iteration`, or advance it.
-  void wait_turn(const int64_t& turn, int64_t iteration);
-  void pass_turn(int64_t& turn, int64_t iteration);
-  int cpu_workers() const {
-    if (!params_.pipelined) return 1;
-    if (params_.cpu_workers > 0) return params_.cpu_workers;
-    return default_cpu_workers(params_.num_threads, params_.cpu_queue_depth);
-  }
-  void device_loop(Part part);
-  bool can_start_cpu_locked() const;
-  bool can_start_device_locked(Part part) const;
-  std::shared_ptr<Outputs> make_outputs(Slot& cpu, Slot* gpu);
-  void record_memory_stats(int op, const std::vector<TensorList>& outs);
-  void remap_before(int op, Slot& cpu, Slot* gpu, const std::vector<int>& source);
-  void stop_threads();
-  void start_threads();
-
+  // Set up in the constructor, each part holding references to parts above it; the stages'
+  // threads run between start_stages() and stop_stages(), which reset() and the destructor call
+  // before touching anything else. Locks live in the parts: StageQueues (the schedule),
+  // CpuStage's turns, ExecutorStats and the ThreadPool.
   CompiledGraph graph_;
   ExecutorParams params_;
-  int first_gpu_op_ = 0;
-  // Ops [first_gpu_op_, mixed_end_) run on the mixed thread: the mixed ops when a pipelined
-  // graph also has GPU ops, else none (mixed_end_ == first_gpu_op_).
-  int mixed_end_ = 0;
-  bool has_mixed_thread() const { return mixed_end_ > first_gpu_op_; }
-  // Iterations the CPU stage may have started and not seen published. The last device stage
-  // frees a CPU slot: with a mixed thread one more iteration is past the CPU stage, and each CPU
-  // worker after the first has one more in it, so the CPU stage gets a slot more for each.
-  int cpu_limit() const {
-    return params_.cpu_queue_depth + (has_mixed_thread() ? 1 : 0) + (cpu_workers() - 1);
-  }
+  StagePlan plan_;
   std::unique_ptr<ThreadPool> pool_;
   cuda::PooledStream stream_;
-  // Mixed thread only: its stream, the event that ends each GPU slot's mixed work, and per
-  // buffer set of the mixed intermediates the event after the GPU ops that read it.
-  cuda::PooledStream mixed_stream_;
-  std::vector<cuda::Event> mixed_done_, consumed_;
-  // Note [Pinned transfers]: per CPU slot, recorded after the device stage that reads the slot
-  // has queued its copies; empty when no CPU tensor is pinned.
-  std::vector<cuda::Event> cpu_slot_read_;
+  cuda::PooledStream mixed_stream_;  // the mixed thread's; empty without one
+  std::vector<OpContext> contexts_;  // [op]
   std::vector<std::unique_ptr<Operator>> ops_;
-  std::vector<OpContext> contexts_;
-  std::vector<std::unique_ptr<OpStats>> op_stats_;
-  mutable std::mutex stats_mu_;
-  std::vector<Slot> cpu_slots_, gpu_slots_;
-  // GPU-stage tensors that are not pipeline outputs live only within one iteration of the GPU
-  // stage, which runs iterations one after another on one stream: one buffer serves them all
-  // (the one in gpu_slots_[0]), instead of one per prefetched iteration. With a mixed thread,
-  // the mixed ops' ones alternate between two (gpu_slots_[seq % 2]): the mixed thread writes
-  // one while the GPU thread reads the other.
-  std::vector<std::vector<char>> shared_gpu_;  // [op - first_gpu_op_][output]
-
-  // Everything below is guarded by mu_.
-  mutable std::mutex mu_;
-  std::condition_variable cv_;
-  bool stop_ = false;
-  bool failed_ = false;    // a stage failed: start nothing new
-  bool broken_ = false;    // the consumer received the error: reset() needed
-  int64_t scheduled_ = 0;  // iterations asked for since the last reset
-  int64_t cpu_next_ = 0;   // next iteration the CPU stage starts
-  int64_t produced_ = 0;   // iterations turned into outputs
-  int cpu_busy_ = 0, mixed_busy_ = 0, gpu_busy_ = 0;
-  int cpu_inflight_ = 0;             // started by the CPU stage, not yet done by the GPU stage
-  int device_inflight_ = 0;          // started by the device stages, not yet published
-  int64_t device_started_ = 0;       // iterations the device stages started since the last reset
-  std::deque<int> cpu_ready_;        // CPU slots waiting for the device stages
-  std::deque<Handoff> mixed_ready_;  // iterations the mixed thread handed to the GPU thread
-  std::deque<std::shared_ptr<Outputs>> outputs_;
-  std::deque<std::shared_ptr<Outputs>> held_;
-  int64_t epoch_ = 0;           // resets so far: the epoch of sources without readers
-  int64_t iteration_base_ = 0;  // iterations before the last reset
-  std::map<std::string, std::deque<TensorList>, std::less<>> fed_;
-
-  // Where the time goes (for the bottleneck report), guarded by mu_.
-  struct Timing {
-    uint64_t cpu_stage_ns = 0, mixed_stage_ns = 0, gpu_stage_ns = 0;  // a stage had work
-    uint64_t wait_ns = 0;  // time the consumer spent waiting for outputs
-    std::chrono::steady_clock::time_point first_schedule{};
-  } timing_;
-
-  // Note [Two CPU iterations]: per CPU operator, the iterations (since the last reset) it has
-  // run; and how many iterations the CPU stage sized and handed on. Guarded by turn_mu_.
-  std::mutex turn_mu_;
-  std::condition_variable turn_cv_;
-  std::vector<int64_t> op_turn_;
-  int64_t sized_turn_ = 0, handoff_turn_ = 0;
-  int64_t samples_since_reset_ = 0;                       // the sizing turn's
-  std::chrono::steady_clock::time_point cpu_busy_since_;  // under mu_, while cpu_busy_ > 0
-  std::vector<std::thread> cpu_threads_;
-  std::thread mixed_thread_, gpu_thread_;
+  std::unique_ptr<ExecutorStats> stats_;
+  std::unique_ptr<StageRunner> runner_;
+  std::unique_ptr<SlotRings> slots_;
+  std::unique_ptr<StageQueues> queues_;
+  std::unique_ptr<CpuStage> cpu_stage_;
+  std::unique_ptr<DeviceStage> device_stage_;  // null without a GPU stage
 };
 
 }  // namespace sluice

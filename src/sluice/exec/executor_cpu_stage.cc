@@ -1,23 +1,47 @@
-// The executor's CPU stage: when an iteration may start, and the CPU workers that size each batch
-// and run the CPU operators (Note [Two CPU iterations]). The rest is in executor.cc.
+#include "sluice/exec/executor_cpu_stage.h"
+
+#include <string>
 
 #include "sluice/core/error.h"
-#include "sluice/exec/executor.h"
 
 namespace sluice {
 
-bool Executor::can_start_cpu_locked() const {
-  if (failed_ || cpu_next_ >= scheduled_ || cpu_busy_ >= cpu_workers()) return false;
-  if (!params_.pipelined &&
-      (cpu_inflight_ > 0 || gpu_busy_ > 0 || !outputs_.empty() || !held_.empty())) {
-    return false;
+void Turn::await(int64_t iteration) {
+  MutexLock lock(mu_);
+  while (next_ < iteration) cv_.wait(mu_);
+}
+
+void Turn::pass(int64_t iteration) {
+  {
+    MutexLock lock(mu_);
+    next_ = iteration + 1;
   }
-  if (has_gpu_stage()) return cpu_inflight_ < cpu_limit();
-  // Published, held and running iterations. With several CPU workers, up to one per worker more
-  // than the queue's depth (the whole ring), so that all work while the consumer holds `depth`
-  // outputs; a finished iteration waits for room before it is published.
-  const int taken = static_cast<int>(outputs_.size() + held_.size()) + cpu_busy_;
-  return taken < params_.cpu_queue_depth + (cpu_workers() > 1 ? cpu_workers() : 0);
+  cv_.notify_all();
+}
+
+void Turn::restart() {
+  MutexLock lock(mu_);
+  next_ = 0;
+}
+
+CpuStage::CpuStage(const StageParts& parts) : parts_(parts), op_turns_(parts.plan.first_gpu_op) {}
+
+void CpuStage::restart_turns() {
+  for (Turn& t : op_turns_) t.restart();
+  sizing_turn_.restart();
+  handoff_turn_.restart();
+  samples_since_reset_ = 0;
+}
+
+void CpuStage::start() {
+  restart_turns();
+  for (int w = 0; w < parts_.plan.cpu_workers; ++w)
+    workers_.emplace_back([this, w] { worker_loop(w); });
+}
+
+void CpuStage::join() {
+  for (std::thread& t : workers_) t.join();
+  workers_.clear();
 }
 
 // Note [Two CPU iterations]
@@ -25,136 +49,87 @@ bool Executor::can_start_cpu_locked() const {
 // each ends on its slowest samples while other threads go idle. A pipelined CPU stage with a
 // pool of 8 threads or more therefore has two workers, each running whole iterations: while one
 // finishes an operator, the pool's idle threads take the other's tasks (the pool is FIFO, so the
-// older iteration's tasks go first). Every operator still runs one iteration at a time and in order
-// (op_turn_), so an operator's state is never touched by two iterations at once; sources are asked
-// for the next batch's size only after they ran the previous one (sized_turn_), and iterations are
-// handed on in order (handoff_turn_). The older iteration never waits for the younger one.
+// older iteration's tasks go first). Every operator still runs one iteration at a time and in
+// order (op_turns_), so an operator's state is never touched by two iterations at once; sources
+// are asked for the next batch's size only after they ran the previous one (sizing_turn_), and
+// iterations are handed on in order (handoff_turn_). The older iteration never waits for the
+// younger one. Every iteration passes every turn, also after an error, so none waits forever.
 // From 12 pool threads and a cpu_queue_depth of 3 there are three workers (a third can only
-// start while the consumer has asked for 3 iterations ahead). SLUICE_CPU_STAGE_WORKERS (1 to
-// ThreadPool::kMaxCpuWorkers) sets another number; each worker holds one more batch of memory.
-void Executor::wait_turn(const int64_t& turn, int64_t iteration) {
-  std::unique_lock<std::mutex> lk(turn_mu_);
-  turn_cv_.wait(lk, [&] { return turn >= iteration; });
-}
-
-void Executor::pass_turn(int64_t& turn, int64_t iteration) {
-  {
-    std::lock_guard<std::mutex> lk(turn_mu_);
-    turn = iteration + 1;
-  }
-  turn_cv_.notify_all();
-}
-
-void Executor::cpu_loop(int worker) {
+// start while the consumer has asked for 3 iterations ahead; executor_policy.h).
+// SLUICE_CPU_STAGE_WORKERS (1 to ThreadPool::kMaxCpuWorkers) sets another number; each worker
+// holds one more batch of memory.
+void CpuStage::worker_loop(int worker) {
   ThreadPool::name_this_thread(worker == 0 ? "sluice-cpu" : "sluice-cpu" + std::to_string(worker));
-  if (!cpu_slot_read_.empty()) {
+  if (parts_.slots.has_pinned()) {
     try {
-      cuda::set_device(params_.device_id);  // before waiting for cpu_slot_read_
+      cuda::set_device(parts_.params.device_id);  // before waiting for cpu_slot_read
     } catch (...) {
     }
   }
   // The first worker uses the pool's first stage slot; the mixed and GPU threads the next two.
-  const int caller_slot = pool_->num_threads() + (worker == 0 ? 0 : worker + 2);
-  for (;;) {
-    // 1. Wait for a scheduled iteration and room for its results.
-    int64_t iteration, epoch;
-    int slot_index;
-    {
-      std::unique_lock<std::mutex> lk(mu_);
-      cv_.wait(lk, [&] { return stop_ || can_start_cpu_locked(); });
-      if (stop_) return;
-      iteration = cpu_next_++;
-      epoch = epoch_;
-      slot_index = static_cast<int>(iteration % cpu_slots_.size());
-      if (cpu_busy_++ == 0) cpu_busy_since_ = std::chrono::steady_clock::now();
-      ++cpu_inflight_;
-      Slot& s = cpu_slots_[slot_index];
-      s.batch = BatchInfo();
-      s.batch.iteration = iteration_base_ + iteration;
-      s.error = nullptr;
-      for (auto& [name, queue] : fed_) {
-        if (!queue.empty()) {
-          s.batch.fed.emplace(name, std::move(queue.front()));
-          queue.pop_front();
-        }
-      }
-    }
-    Slot& slot = cpu_slots_[slot_index];
+  const int caller_slot = parts_.pool.num_threads() + (worker == 0 ? 0 : worker + 2);
+  StageQueues::CpuIteration it;
+  // 1. Wait for a scheduled iteration and room for its results.
+  while (parts_.queues.start_cpu(it)) {
+    const int slot_index = static_cast<int>(it.index % parts_.slots.cpu_size());
+    Slot& slot = parts_.slots.cpu(slot_index);
+    slot.batch = BatchInfo();
+    slot.batch.iteration = it.iteration;
+    slot.batch.fed = std::move(it.fed);
 
     // 2. Size the batch (sources), then run the CPU stage, each operator in its turn.
-    int op = 0;
-    try {
-      if (!cpu_slot_read_.empty()) cpu_slot_read_[slot_index].synchronize();  // [Pinned transfers]
-      wait_turn(sized_turn_, iteration);
-      for (int i = 0; i < first_gpu_op_; ++i) {
-        if (graph_.ops[i].schema->is_source()) wait_turn(op_turn_[i], iteration);
-      }
-      try {
-        size_batch(slot.batch, epoch);
-      } catch (...) {
-        pass_turn(sized_turn_, iteration);
-        throw;
-      }
-      pass_turn(sized_turn_, iteration);
-      for (; op < first_gpu_op_; ++op) {
-        wait_turn(op_turn_[op], iteration);
-        run_stage(op, op + 1, slot, nullptr, caller_slot);
-        pass_turn(op_turn_[op], iteration);
-      }
-    } catch (...) {
-      slot.error = std::current_exception();
-      for (; op < first_gpu_op_; ++op) {  // the operators this iteration did not reach
-        wait_turn(op_turn_[op], iteration);
-        pass_turn(op_turn_[op], iteration);
-      }
-    }
+    slot.error = run_iteration(it, slot_index, caller_slot);
 
     // 3. Hand the iteration to the GPU stage, or publish it when there is room, in order.
-    wait_turn(handoff_turn_, iteration);
-    {
-      std::unique_lock<std::mutex> lk(mu_);
-      cv_.wait(lk, [&] {
-        return stop_ || has_gpu_stage() ||
-               static_cast<int>(outputs_.size() + held_.size()) < params_.cpu_queue_depth;
-      });
-      if (stop_) {  // reset() or destruction: the iteration is dropped
-        lk.unlock();
-        pass_turn(handoff_turn_, iteration);
-        return;
-      }
-      if (--cpu_busy_ == 0) timing_.cpu_stage_ns += elapsed_ns(cpu_busy_since_);
-      if (slot.error) failed_ = true;
-      if (has_gpu_stage()) {
-        cpu_ready_.push_back(slot_index);
-      } else {
-        outputs_.push_back(make_outputs(slot, nullptr));
-        ++produced_;
-        --cpu_inflight_;
-      }
-    }
-    pass_turn(handoff_turn_, iteration);
-    cv_.notify_all();
+    TurnScope handoff(handoff_turn_, it.index);
+    auto out = parts_.plan.has_gpu_stage() ? nullptr : parts_.slots.make_outputs(slot, nullptr);
+    if (!parts_.queues.finish_cpu(slot_index, slot.error != nullptr, std::move(out))) return;
   }
 }
 
-// Runs the sources' begin_iteration and fills in the batch's size and samples (in its turn).
-void Executor::size_batch(BatchInfo& b, int64_t epoch) {
-  for (size_t i = 0; i < ops_.size(); ++i) {
-    if (!graph_.ops[i].schema->is_source()) continue;
-    try {
-      ops_[i]->begin_iteration(b);
-    } catch (...) {
-      rethrow_with_context(std::current_exception(),
-                           make_string(graph_.ops[i].describe(), ", iteration ", b.iteration));
+std::exception_ptr CpuStage::run_iteration(const StageQueues::CpuIteration& it, int slot_index,
+                                           int caller_slot) {
+  Slot& slot = parts_.slots.cpu(slot_index);
+  std::exception_ptr error;
+  try {  // Note [Pinned transfers]
+    if (cuda::Event* read = parts_.slots.cpu_slot_read(slot_index)) read->synchronize();
+  } catch (...) {
+    error = std::current_exception();
+  }
+  {
+    TurnScope sizing(sizing_turn_, it.index);
+    if (!error) {
+      try {
+        for (int i = 0; i < parts_.plan.first_gpu_op; ++i) {
+          if (parts_.graph.ops[i].schema->is_source()) op_turns_[i].await(it.index);
+        }
+        size_batch(slot.batch, it.epoch);
+      } catch (...) {
+        error = std::current_exception();
+      }
     }
   }
+  for (int op = 0; op < parts_.plan.first_gpu_op; ++op) {
+    TurnScope turn(op_turns_[op], it.index);
+    if (error) continue;  // the operators this iteration did not reach still pass their turn
+    try {
+      parts_.runner.run(op, op + 1, slot, nullptr, caller_slot);
+    } catch (...) {
+      error = std::current_exception();
+    }
+  }
+  return error;
+}
+
+void CpuStage::size_batch(BatchInfo& b, int64_t epoch) {
+  parts_.runner.begin_iteration(b);
   if (!b.sized) {
-    b.size = params_.max_batch_size;
+    b.size = parts_.params.max_batch_size;
     b.sized = true;
   }
-  SLUICE_CHECK(b.size >= 1 && b.size <= params_.max_batch_size, InvalidArgument, "iteration ",
+  SLUICE_CHECK(b.size >= 1 && b.size <= parts_.params.max_batch_size, InvalidArgument, "iteration ",
                b.iteration, " has ", b.size, " samples; the pipeline's batch_size (maximum) is ",
-               params_.max_batch_size);
+               parts_.params.max_batch_size);
   if (b.samples.empty()) {
     b.samples.resize(b.size);
     for (int i = 0; i < b.size; ++i) b.samples[i] = {"", epoch, samples_since_reset_ + i};

@@ -72,17 +72,29 @@ OpDevice infer_device(const OpSchema& schema, const std::vector<TensorDevice>& i
   return schema.device_list().front();
 }
 
-CompiledGraph compile_graph(PipelineGraph g) {
-  SchemaRegistry& reg = SchemaRegistry::instance();
-  const int n = static_cast<int>(g.ops.size());
+namespace {
+
+// The compiler's passes, in the order compile_graph() runs them. Operators are named by their
+// index in PipelineGraph::ops until the last pass puts them in execution order.
+
+// producers[tensor] = {operator, output index}.
+using Producers = std::map<std::string, std::pair<int, int>>;
+// deps[i]: the operators whose outputs operator i takes (argument inputs first, then inputs).
+using Dependencies = std::vector<std::vector<int>>;
+
+void require_outputs(const PipelineGraph& g) {
   SLUICE_CHECK(!g.outputs.empty(), InvalidArgument,
                "the pipeline has no outputs: return them from the pipeline function or call "
                "set_outputs()");
+}
 
-  // 1. Names and producers.
-  std::map<std::string, std::pair<int, int>> producer;
+// Resolves schemas not yet resolved (graphs built in C++ by hand), checks that operator and
+// tensor names are unique, and maps every tensor to the operator that produces it.
+Producers resolve_names(PipelineGraph& g) {
+  SchemaRegistry& reg = SchemaRegistry::instance();
+  Producers producers;
   std::set<std::string> op_names;
-  for (int i = 0; i < n; ++i) {
+  for (int i = 0; i < static_cast<int>(g.ops.size()); ++i) {
     OpSpec& op = g.ops[i];
     if (!op.schema) {
       op.schema = &reg.get(op.type);
@@ -91,21 +103,26 @@ CompiledGraph compile_graph(PipelineGraph g) {
     SLUICE_CHECK(op_names.insert(op.name).second, InvalidArgument, "two operators are named '",
                  op.name, "': operator names must be unique");
     for (int o = 0; o < static_cast<int>(op.outputs.size()); ++o) {
-      SLUICE_CHECK(producer.emplace(op.outputs[o], std::make_pair(i, o)).second, InvalidArgument,
+      SLUICE_CHECK(producers.emplace(op.outputs[o], std::make_pair(i, o)).second, InvalidArgument,
                    "tensor '", op.outputs[o], "' is produced twice");
     }
   }
-  auto producer_of = [&](const OpSpec& op, const std::string& t) {
-    auto it = producer.find(t);
-    SLUICE_CHECK(it != producer.end(), InvalidArgument, op.describe(), " takes '", t,
-                 "', which no operator of this pipeline produces");
-    return it->second.first;
-  };
+  return producers;
+}
 
-  // 2. Per-operator checks that need only the schema.
-  std::vector<std::vector<int>> deps(n);
-  for (int i = 0; i < n; ++i) {
-    OpSpec& op = g.ops[i];
+int producer_of(const Producers& producers, const OpSpec& op, const std::string& tensor) {
+  auto it = producers.find(tensor);
+  SLUICE_CHECK(it != producers.end(), InvalidArgument, op.describe(), " takes '", tensor,
+               "', which no operator of this pipeline produces");
+  return it->second.first;
+}
+
+// Checks each operator against its schema (inputs, outputs, argument inputs, required
+// arguments) and finds the operators it depends on.
+Dependencies check_against_schemas(const PipelineGraph& g, const Producers& producers) {
+  Dependencies deps(g.ops.size());
+  for (size_t i = 0; i < g.ops.size(); ++i) {
+    const OpSpec& op = g.ops[i];
     const OpSchema& s = *op.schema;
     int ni = static_cast<int>(op.inputs.size());
     SLUICE_CHECK(
@@ -122,16 +139,20 @@ CompiledGraph compile_graph(PipelineGraph g) {
                    "' must be a constant; it does not accept per-sample tensor inputs");
       SLUICE_CHECK(!op.has_arg(arg), InvalidArgument, op.describe(), ": argument '", arg,
                    "' is given both as a constant and as a tensor input");
-      deps[i].push_back(producer_of(op, tensor));
+      deps[i].push_back(producer_of(producers, op, tensor));
     }
     for (const auto& a : s.args()) {
       SLUICE_CHECK(!a.required || op.has_arg(a.name) || op.arg_inputs.count(a.name),
                    InvalidArgument, op.describe(), ": required argument '", a.name, "' is missing");
     }
-    for (const auto& t : op.inputs) deps[i].push_back(producer_of(op, t));
+    for (const auto& t : op.inputs) deps[i].push_back(producer_of(producers, op, t));
   }
+  return deps;
+}
 
-  // 3. Topological order (Kahn); a cycle can only come from a hand-written JSON graph.
+// A topological order (Kahn's); a cycle can only come from a hand-written JSON graph.
+std::vector<int> topological_order(const Dependencies& deps) {
+  const int n = static_cast<int>(deps.size());
   std::vector<int> order, indeg(n, 0);
   std::vector<std::vector<int>> users(n);
   for (int i = 0; i < n; ++i) {
@@ -154,10 +175,38 @@ CompiledGraph compile_graph(PipelineGraph g) {
   }
   SLUICE_CHECK(static_cast<int>(order.size()) == n, InvalidArgument,
                "the pipeline graph has a cycle");
+  return order;
+}
 
-  // 4. Devices: inferred where not given, then data may only flow cpu -> mixed -> gpu.
+// Throws unless `op` may take its inputs, whose devices are `in`: data flows cpu -> mixed ->
+// gpu only, and GPU operators take GPU inputs.
+void check_data_flow(const PipelineGraph& g, const Producers& producers, const OpSpec& op,
+                     const std::vector<TensorDevice>& in) {
+  for (size_t k = 0; k < op.inputs.size(); ++k) {
+    const OpSpec& src = g.ops[producers.at(op.inputs[k]).first];
+    bool gpu_in = in[k] == TensorDevice::kGPU;
+    if (op.device != OpDevice::kGPU && gpu_in) {
+      throw InvalidArgument(make_string(
+          op.describe(), " cannot take input ", k, " ('", op.inputs[k], "' from ", src.describe(),
+          "): it is GPU data and data cannot flow back from the GPU stage to "
+          "the '",
+          op_device_name(op.device),
+          "' stage. Place this operator on the GPU "
+          "(device='gpu') or move the producer to the CPU."));
+    }
+    if (op.device == OpDevice::kGPU && !gpu_in) {
+      throw InvalidArgument(make_string(
+          op.describe(), " takes input ", k, " ('", op.inputs[k], "' from ", src.describe(),
+          ") on the CPU; GPU operators take GPU inputs: call .gpu() on it first"));
+    }
+  }
+}
+
+// Gives each operator without a device the one its inputs imply, in topological order, and
+// checks that every operator supports its device and receives data it can take.
+void assign_devices(PipelineGraph& g, const Producers& producers, const std::vector<int>& order) {
   auto tensor_device = [&](const std::string& t) {
-    return output_device(g.ops[producer[t].first].device);
+    return output_device(g.ops[producers.at(t).first].device);
   };
   for (int i : order) {
     OpSpec& op = g.ops[i];
@@ -171,50 +220,41 @@ CompiledGraph compile_graph(PipelineGraph g) {
       throw InvalidArgument(make_string(op.describe(), ": device '", op_device_name(op.device),
                                         "' is not supported; supported: ", supported));
     }
-    for (size_t k = 0; k < op.inputs.size(); ++k) {
-      const OpSpec& src = g.ops[producer[op.inputs[k]].first];
-      bool gpu_in = in[k] == TensorDevice::kGPU;
-      if (op.device != OpDevice::kGPU && gpu_in) {
-        throw InvalidArgument(make_string(
-            op.describe(), " cannot take input ", k, " ('", op.inputs[k], "' from ", src.describe(),
-            "): it is GPU data and data cannot flow back from the GPU stage to "
-            "the '",
-            op_device_name(op.device),
-            "' stage. Place this operator on the GPU "
-            "(device='gpu') or move the producer to the CPU."));
-      }
-      if (op.device == OpDevice::kGPU && !gpu_in) {
-        throw InvalidArgument(make_string(
-            op.describe(), " takes input ", k, " ('", op.inputs[k], "' from ", src.describe(),
-            ") on the CPU; GPU operators take GPU inputs: call .gpu() on it first"));
-      }
-    }
+    check_data_flow(g, producers, op, in);
     for (const auto& [arg, t] : op.arg_inputs) {
       SLUICE_CHECK(tensor_device(t) == TensorDevice::kCPU, InvalidArgument, op.describe(),
                    ": argument input '", arg, "' ('", t,
                    "') is GPU data; argument inputs must be outputs of CPU operators");
     }
   }
+}
 
-  // 5. Prune what does not reach an output (except preserved / side-effect operators).
-  std::vector<char> keep(n, 0);
+// The operators to keep: those an output needs, and preserved or side-effect operators with
+// what they need; the rest is pruned.
+std::vector<char> operators_to_keep(const PipelineGraph& g, const Producers& producers,
+                                    const Dependencies& deps) {
+  std::vector<char> keep(g.ops.size(), 0);
   std::function<void(int)> mark = [&](int i) {
     if (keep[i]) return;
     keep[i] = 1;
     for (int d : deps[i]) mark(d);
   };
   for (const auto& t : g.outputs) {
-    auto it = producer.find(t);
-    SLUICE_CHECK(it != producer.end(), InvalidArgument, "pipeline output '", t,
+    auto it = producers.find(t);
+    SLUICE_CHECK(it != producers.end(), InvalidArgument, "pipeline output '", t,
                  "' is not produced by any operator");
     mark(it->second.first);
   }
-  for (int i = 0; i < n; ++i) {
+  for (size_t i = 0; i < g.ops.size(); ++i) {
     if (g.ops[i].arg<bool>("preserve") || g.ops[i].schema->is_no_prune()) mark(i);
   }
+  return keep;
+}
 
-  // 6. Execution order: by stage, topological within it (stable: dependencies never point to a
-  // later stage, so sorting a topological order by stage keeps it topological).
+// The kept operators by stage, topological within a stage (stable: dependencies never point to
+// a later stage, so sorting a topological order by stage keeps it topological).
+std::vector<int> execution_order(const PipelineGraph& g, const std::vector<int>& order,
+                                 const std::vector<char>& keep) {
   std::vector<int> exec;
   for (int i : order) {
     if (keep[i]) exec.push_back(i);
@@ -222,7 +262,11 @@ CompiledGraph compile_graph(PipelineGraph g) {
   std::stable_sort(exec.begin(), exec.end(), [&](int a, int b) {
     return stage_rank(g.ops[a].device) < stage_rank(g.ops[b].device);
   });
+  return exec;
+}
 
+// The compiled graph: operators `exec` of `g` in that order, tensors indexed by name.
+CompiledGraph assemble(PipelineGraph g, const std::vector<int>& exec) {
   CompiledGraph out;
   for (int i : exec) out.ops.push_back(std::move(g.ops[i]));
   for (int i = 0; i < static_cast<int>(out.ops.size()); ++i) {
@@ -233,6 +277,19 @@ CompiledGraph compile_graph(PipelineGraph g) {
   out.outputs = std::move(g.outputs);
   for (const auto& t : out.outputs) out.output_devices.push_back(out.tensors.at(t).device);
   return out;
+}
+
+}  // namespace
+
+CompiledGraph compile_graph(PipelineGraph g) {
+  require_outputs(g);
+  const Producers producers = resolve_names(g);
+  const Dependencies deps = check_against_schemas(g, producers);
+  const std::vector<int> order = topological_order(deps);
+  assign_devices(g, producers, order);
+  const std::vector<char> keep = operators_to_keep(g, producers, deps);
+  const std::vector<int> exec = execution_order(g, order, keep);
+  return assemble(std::move(g), exec);
 }
 
 nlohmann::json graph_to_json(const std::vector<OpSpec>& ops,

@@ -24,7 +24,7 @@ ThreadPool::ThreadPool(int num_threads, std::vector<int> affinity, int device) {
 
 ThreadPool::~ThreadPool() {
   {
-    std::lock_guard<std::mutex> lk(mu_);
+    MutexLock lock(mu_);
     stop_ = true;
   }
   cv_.notify_all();
@@ -53,8 +53,8 @@ void ThreadPool::worker_loop(int index, int cpu, int device) {
   for (;;) {
     Task task;
     {
-      std::unique_lock<std::mutex> lk(mu_);
-      cv_.wait(lk, [&] { return stop_ || !queue_.empty(); });
+      MutexLock lock(mu_);
+      while (!stop_ && queue_.empty()) cv_.wait(mu_);
       if (queue_.empty()) return;  // stopping and drained
       task = std::move(queue_.front());
       queue_.pop_front();
@@ -71,7 +71,7 @@ void ThreadPool::worker_loop(int index, int cpu, int device) {
 
 void ThreadPool::enqueue(Task t) {
   {
-    std::lock_guard<std::mutex> lk(mu_);
+    MutexLock lock(mu_);
     queue_.push_back(std::move(t));
   }
   cv_.notify_one();
@@ -79,27 +79,28 @@ void ThreadPool::enqueue(Task t) {
 
 ThreadPool::TaskGroup::~TaskGroup() {
   // Never leave tasks running that reference this group.
-  std::unique_lock<std::mutex> lk(mu_);
-  cv_.wait(lk, [&] { return outstanding_ == 0; });
+  MutexLock lock(mu_);
+  while (outstanding_ != 0) cv_.wait(mu_);
 }
 
 void ThreadPool::TaskGroup::submit(std::function<void(int)> fn) {
   {
-    std::lock_guard<std::mutex> lk(mu_);
+    MutexLock lock(mu_);
     ++outstanding_;
   }
   pool_.enqueue({std::move(fn), this});
 }
 
 void ThreadPool::TaskGroup::finish(std::exception_ptr e) {
-  std::lock_guard<std::mutex> lk(mu_);
+  MutexLock lock(mu_);
   if (e && !error_) error_ = e;
+  // Notified under the lock: the waiter may destroy the group as soon as it sees zero.
   if (--outstanding_ == 0) cv_.notify_all();
 }
 
 void ThreadPool::TaskGroup::wait() {
-  std::unique_lock<std::mutex> lk(mu_);
-  cv_.wait(lk, [&] { return outstanding_ == 0; });
+  MutexLock lock(mu_);
+  while (outstanding_ != 0) cv_.wait(mu_);
   if (error_) {
     auto e = error_;
     error_ = nullptr;

@@ -11,15 +11,15 @@
 // caller after parallel_for / TaskGroup::wait returns (mutex hand-off).
 
 #include <atomic>
-#include <condition_variable>
 #include <cstdint>
 #include <deque>
 #include <exception>
 #include <functional>
-#include <mutex>
 #include <string>
 #include <thread>
 #include <vector>
+
+#include "sluice/core/mutex.h"
 
 namespace sluice {
 
@@ -46,17 +46,17 @@ class ThreadPool {
    public:
     explicit TaskGroup(ThreadPool& pool) : pool_(pool) {}
     ~TaskGroup();
-    void submit(std::function<void(int thread)> fn);
-    void wait();
+    void submit(std::function<void(int thread)> fn) SLUICE_EXCLUDES(mu_);
+    void wait() SLUICE_EXCLUDES(mu_);
 
    private:
     friend class ThreadPool;
-    void finish(std::exception_ptr e);
+    void finish(std::exception_ptr e) SLUICE_EXCLUDES(mu_);
     ThreadPool& pool_;
-    std::mutex mu_;
-    std::condition_variable cv_;
-    int outstanding_ = 0;
-    std::exception_ptr error_;
+    Mutex mu_;
+    CondVar cv_;
+    int outstanding_ SLUICE_GUARDED_BY(mu_) = 0;
+    std::exception_ptr error_ SLUICE_GUARDED_BY(mu_);
   };
 
   // Runs fn(i, thread) for i in [0, n) and waits. Runs inline on the caller (thread index
@@ -77,14 +77,14 @@ class ThreadPool {
     std::function<void(int)> fn;
     TaskGroup* group;
   };
-  void enqueue(Task t);
-  void worker_loop(int index, int cpu, int device);
+  void enqueue(Task t) SLUICE_EXCLUDES(mu_);
+  void worker_loop(int index, int cpu, int device) SLUICE_EXCLUDES(mu_);
 
-  std::mutex mu_;
-  std::condition_variable cv_;
-  std::deque<Task> queue_;
-  bool stop_ = false;
-  std::vector<std::thread> workers_;
+  Mutex mu_;
+  CondVar cv_;
+  std::deque<Task> queue_ SLUICE_GUARDED_BY(mu_);
+  bool stop_ SLUICE_GUARDED_BY(mu_) = false;
+  std::vector<std::thread> workers_;  // set in the constructor, joined in the destructor
 };
 
 }  // namespace sluice
