@@ -7,7 +7,7 @@ the hardware submission's time per batch, for each output type and load.
     python3 bench/lab/nvjpeg_busy_gpu.py DATA_DIR [--outputs RGB,GRAY] [--loads none,matmul,matmul-spin]
 
 Where the submission waits, seen with a debugger during a run (the stack of the pipeline's mixed
-thread; see bench/RESULTS.md section 3):
+thread; see bench/RESULTS.md#gpu-busy-gpu):
     cuda-gdb -p PID -batch -ex "thread apply all bt 40"
 """
 

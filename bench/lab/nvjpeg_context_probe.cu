@@ -4,7 +4,7 @@
 // ("spinners", like hybrid decoding) or keep the GPU busy with graphs (like a training step), both
 // in the primary context. Prints the summed images/s, each thread's CPU time per image, and a
 // checksum of thread 0's first batch (equal across modes: every mode decodes the same pixels).
-// Results: bench/RESULTS.md (the hardware decoder and the driver lock).
+// Results: bench/RESULTS.md#gpu-contexts.
 //
 //   nvcc -O2 -std=c++17 -arch=sm_90 bench/lab/nvjpeg_context_probe.cu -lnvjpeg -lcuda -o /tmp/ctxprobe
 //   /tmp/ctxprobe DIR THREADS MODE [SECONDS=10] [SPINNERS=0] [BUSY=0]

@@ -4,7 +4,7 @@
 // meanwhile ("spinners": a copy and four tiny kernels, then a wait, in a loop, as hybrid
 // decoding does), or with another thread keeping every SM busy ("busy": single kernels, or CUDA
 // graphs as a captured training step makes). It answers "what can the engines do here and what
-// does the host pay" before blaming the pipeline. Results: bench/RESULTS.md section 3.
+// does the host pay" before blaming the pipeline. Results: bench/RESULTS.md#gpu-hw-ceiling.
 //
 //   nvcc -O2 -std=c++17 -arch=sm_90 bench/lab/nvjpeg_hw_probe.cu -lnvjpeg -o /tmp/nvjpeg_hw_probe
 //   /tmp/nvjpeg_hw_probe DIR [--images 2048] [--batch 256] [--iters 20]

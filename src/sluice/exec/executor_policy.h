@@ -10,9 +10,9 @@ struct ExecutorParams;
 
 // Workers of a pipelined CPU stage (Note [Two CPU iterations] in executor_cpu_stage.cc), unless
 // ExecutorParams::cpu_workers says otherwise. With few threads an operator's tail idles little,
-// and a second iteration in flight costs a slot of memory and cache (measured 6% slower with 2
-// threads). A third pays on a large pool when the consumer asks for 3 iterations ahead
-// (measured with 16 threads: 5-22% more images/s than two, bench/RESULTS.md section 2).
+// and a second iteration in flight costs a slot of memory and cache; a third pays on a large
+// pool when the consumer asks for 3 iterations ahead (bench/RESULTS.md#cpu-two-iterations,
+// #cpu-three-iterations).
 //
 // Pool threads from which a second CPU worker keeps the pool busier than it costs.
 inline constexpr int kTwoCpuWorkersFromThreads = 8;

@@ -19,8 +19,8 @@ class Buffer {
  public:
   // An operator's output for random crops varies by more than 10% from batch to batch, so
   // shrinking on every small request reallocated a multi-MB buffer, and re-faulted its pages,
-  // nearly every iteration (18-25% of a CPU pipeline's time). A run of small requests is the
-  // sign that the need really went down.
+  // nearly every iteration (bench/RESULTS.md#memory-host). A run of small requests is the sign
+  // that the need really went down.
   static constexpr int kShrinkWindow = 16;
 
   explicit Buffer(MemoryKind kind = MemoryKind::kHost, int device = -1);

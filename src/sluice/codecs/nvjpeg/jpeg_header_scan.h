@@ -38,8 +38,8 @@ struct JpegHeaderScan {
   // A component of the first scan uses a quantization table no DQT before it defined.
   bool undefined_quant_table = false;
   // Facts the hardware decoder gets wrong although nvjpegDecodeBatchedSupportedEx accepts them
-  // (measured on H100: wrong pixels for a grey image with 2x2 sampling and for SOF1 streams
-  // with 16-bit quantization tables): the SOF marker code, 16-bit tables, and a single
+  // (wrong pixels on the H100 for a grey image with 2x2 sampling and for SOF1 streams with
+  // 16-bit quantization tables; bench/RESULTS.md#accuracy-hw-routing): the SOF marker code, 16-bit tables, and a single
   // component sampled other than 1x1.
   uint8_t sof = 0;
   bool quant16 = false;

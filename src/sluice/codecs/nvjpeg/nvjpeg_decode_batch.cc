@@ -180,17 +180,17 @@ void NvjpegDecoder::Impl::BatchDecode::run(ThreadPool& pool, cuda::StreamHandle 
 }
 
 // Note [Balancing the hardware share]
-// The hardware sub-batch costs its submitting thread a fixed time per image (about 40 us on an
-// H100 host), the rest costs the pool's threads theirs; the batch is done when the slower of
-// the two is. The best share is where both take the same time, and it depends on the pool: with
-// 4 threads decoding the rest on the CPU it is about 0.8, with 16 about 0.6-0.7, and it shifts
-// with the host and with load (the submission slows down as more cores are busy). So with
+// The hardware sub-batch costs its submitting thread a fixed time per image, the rest costs the
+// pool's threads theirs; the batch is done when the slower of the two is. The best share is where
+// both take the same time, and it depends on the pool (fewer threads for the rest: a larger
+// share), the host and the load (the submission slows down as more cores are busy)
+// (bench/RESULTS.md#gpu-balance). So with
 // balance_hw_load every batch with both parts measures each part's time per image and moves the
 // share a quarter of the way towards the share that would have made them equal. The share stays
 // within [0.05, 0.95], so that both parts keep being measured.
 // Only where the rest is the caller's CPU decoding (HostDecode): the hybrid path's tasks end when
-// their GPU phases are queued, not done, so its time looks short and the share drifted to 0.35
-// with 11% fewer images/s than a fixed 0.7: bench/RESULTS.md (GPU pipeline, hardware share).
+// their GPU phases are queued, not done, so its time looks short and the share drifted too low
+// (bench/RESULTS.md#tried-hybrid-balance).
 // The step and the bounds are nvjpeg_policy.h's.
 void NvjpegDecoder::Impl::BatchDecode::balance(double hw_ms, double rest_ms) {
   if (!hw_.queued || !hw_failure_.empty() || hybrid_list_.empty()) return;

@@ -68,12 +68,10 @@ struct NvjpegDecoderOptions {
   // decode(); pass ThreadPool::num_slots(). Unused states cost a few handles, no buffers.
   int num_thread_states = 1;
   // Share of each batch sent to the hardware decoder (A100/H100 NVJPG engines), in [0, 1]; 0
-  // disables it. What limits the hardware path is not the engines but nvJPEG's submission,
-  // about 40 us of one CPU thread per image (nvjpegDecodeBatchedEx; more submitting threads
-  // slow each other down), so the rest must take a share large enough to finish at the same
-  // time. On the H100 host with 16 threads 0.6 to 0.9 give the same images/s within the
-  // run-to-run spread, 1.0 less (bench/gpu_pipeline.py). 0.7: DALI's legacy default is 0.65,
-  // nvImageCodec's 0.9.
+  // disables it. What limits the hardware path is not the engines but nvJPEG's submission, a
+  // fixed CPU time per image on one thread (nvjpegDecodeBatchedEx; more submitting threads slow
+  // each other down), so the rest must take a share large enough to finish at the same time
+  // (bench/RESULTS.md#gpu-hw-ceiling, #gpu-hw-share). The default is nvjpeg_policy.h's.
   float hw_decoder_load = static_cast<float>(policy::kHwDecoderLoad);
   // Start from hw_decoder_load, then move the share after every batch towards the one at which
   // the hardware submission and the rest of the batch take the same time. That share depends on
@@ -106,11 +104,11 @@ struct NvjpegDecoderOptions {
   // Hardware sub-batches submitted concurrently, each with its own batched state, handle and
   // stream. nvjpegDecodeBatchedEx spends its time on the calling thread (CPU time equals wall
   // time), and concurrent calls slow each other down: with the mixed stage on a thread of its
-  // own, one lane is fastest on the H100 (bench/RESULTS.md section 3). 0: SLUICE_NVJPEG_HW_LANES
+  // own, one lane is fastest on the H100 (bench/RESULTS.md#gpu-lanes). 0: SLUICE_NVJPEG_HW_LANES
   // or policy::kHardwareLanes (1). The lanes are nvjpeg_hw_lanes.h's.
   int hardware_lanes = 0;
-  // Create the hardware decoder's states on a background thread; until they are ready (about
-  // 0.6 s on an H100) batches use the hybrid path. The constructor then returns sooner, so a
+  // Create the hardware decoder's states on a background thread; until they are ready
+  // (bench/RESULTS.md#gpu-setup) batches use the hybrid path. The constructor then returns sooner, so a
   // pipeline's first batch comes sooner; the mixed decoder operators set it.
   bool hardware_setup_in_background = false;
 };

@@ -134,8 +134,8 @@ class HardwareLanes {
   const int max_samples_;
 
   // Note [Hardware set-up in the background]
-  // Creating the hardware decoder's batched states takes about 0.6 s on an H100 (nvJPEG sets up
-  // the engines), more than everything else a pipeline builds. With
+  // Creating the hardware decoder's batched states takes longer than everything else a pipeline
+  // builds (nvJPEG sets up the engines; bench/RESULTS.md#gpu-setup). With
   // hardware_setup_in_background, create_lanes() runs on setup_ while the first batches
   // decode on the hybrid path; decode() sends work to the engines once ready(). Until then only
   // setup_ touches the lanes, the hardware stream and the staging events.

@@ -1,7 +1,7 @@
 #pragma once
 // The tuned constants of the nvJPEG decoder, each with why it has its value; most are defaults
 // of NvjpegDecoderOptions (the option in parentheses). The measurements behind them are in
-// bench/RESULTS.md (GPU pipeline, hardware share). No nvjpeg.h here: the public header includes
+// bench/RESULTS.md#gpu. No nvjpeg.h here: the public header includes
 // this one.
 
 #include <cstddef>
