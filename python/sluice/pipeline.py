@@ -1,20 +1,21 @@
 """Pipeline and pipeline_def: DALI's pipeline API over the Sluice engine.
 
 A pipeline collects the operators reachable from its outputs, sends the graph to the engine
-as a JSON document (the same document serialize() returns) and runs it there: the engine's
-threads decode and augment; this module only schedules iterations, feeds external sources and
-hands out the results.
+as a JSON document (the same document serialize() returns; see pipeline_document.py) and runs
+it there: the engine's threads decode and augment; this module only schedules iterations, feeds
+external sources and hands out the results. pipeline_def lives in pipeline_decorator.py and is
+importable from here, as in DALI.
 """
 
 import atexit
-import functools
-import inspect
 import json
 import threading
 import weakref
 
 from sluice import _sluice
 from sluice.data_node import DataNode
+from sluice.pipeline_decorator import pipeline_def  # noqa: F401
+from sluice.pipeline_document import document_for, load_document, params_json
 from sluice.types import DALIDataType
 
 _local = threading.local()
@@ -173,31 +174,6 @@ class Pipeline:
                 visit(op)
         return order
 
-    def _document_for(self, ops):
-        return json.dumps({
-            "format": "sluice-pipeline",
-            "version": 1,
-            "params": self._params_json(),
-            "ops": [op.to_json() for op in ops],
-            "outputs": [x.name for x in self._outputs],
-        })
-
-    def _params_json(self):
-        return {
-            "batch_size": self._batch_size,
-            "num_threads": self._num_threads,
-            "device_id": self._device_id,
-            "seed": self._seed,
-            "exec_pipelined": self._exec_pipelined,
-            "exec_async": self._exec_async,
-            "prefetch_queue_depth": self._prefetch_queue_depth,
-            "bytes_per_sample": self._bytes_per_sample,
-            "set_affinity": self._set_affinity,
-            "max_streams": self._max_streams,
-            "default_cuda_stream_priority": self._default_cuda_stream_priority,
-            "enable_memory_stats": self._enable_memory_stats,
-        }
-
     def _define(self, define_graph=None):
         if self._outputs is not None:
             if define_graph is not None:
@@ -219,7 +195,7 @@ class Pipeline:
             raise ValueError(f"num_threads must be a positive integer, got {self._num_threads}")
         self._define(define_graph)
         ops = self._collect()
-        self._document = self._document_for(ops)
+        self._document = document_for(self, ops)
         self._attach(ops)
         self._backend = _sluice.PipelineBackend(self._document)
         _live.add(self)
@@ -421,7 +397,7 @@ class Pipeline:
         """The pipeline as a JSON document (data only, never code)."""
         if self._document is None:
             self._define(define_graph)
-            self._document = self._document_for(self._collect())
+            self._document = document_for(self, self._collect())
         if filename is not None:
             with open(filename, "w") as f:
                 f.write(self._document)
@@ -430,22 +406,12 @@ class Pipeline:
     @classmethod
     def deserialize(cls, serialized_pipeline=None, filename=None, **kwargs):
         """A built pipeline from serialize()'s document; kwargs override its parameters."""
-        if (serialized_pipeline is None) == (filename is None):
-            raise ValueError("pass exactly one of serialized_pipeline and filename")
-        if filename is not None:
-            with open(filename) as f:
-                serialized_pipeline = f.read()
-        try:
-            doc = json.loads(serialized_pipeline)
-        except (ValueError, TypeError) as e:
-            raise ValueError(f"not a serialized Sluice pipeline: {e}") from None
-        if not isinstance(doc, dict) or doc.get("format") != "sluice-pipeline":
-            raise ValueError('not a serialized Sluice pipeline (missing "format": "sluice-pipeline")')
+        doc = load_document(serialized_pipeline, filename)
         params = dict(doc.get("params", {}))
         params.update(kwargs)
         pipe = cls(**params)
         pipe._outputs = [DataNode(n) for n in doc["outputs"]]
-        doc["params"] = pipe._params_json()
+        doc["params"] = params_json(pipe)
         pipe._document = json.dumps(doc)
         pipe._fed_only = [op["name"] for op in doc["ops"] if op["type"] == "external_source"]
         pipe._backend = _sluice.PipelineBackend(pipe._document)
@@ -515,46 +481,3 @@ class Pipeline:
             self._close()
         except Exception:
             pass
-
-
-def _pipeline_params():
-    return [p for p in inspect.signature(Pipeline.__init__).parameters if p != "self"]
-
-
-def pipeline_def(fn=None, *, enable_conditionals=False, **pipeline_kwargs):
-    """Turns a graph-defining function into a pipeline factory.
-
-    Calling the decorated function creates a Pipeline (arguments of the Pipeline constructor
-    go to it, the others to the function) and runs the function with that pipeline current;
-    its return values become the pipeline's outputs.
-    """
-    if enable_conditionals:
-        raise NotImplementedError("pipeline_def(enable_conditionals=True): conditionals are not supported yet")
-
-    def decorator(func):
-        sig = inspect.signature(func)
-        if any(p.kind == p.VAR_KEYWORD for p in sig.parameters.values()):
-            raise TypeError(f"@pipeline_def function '{func.__name__}' must not take **kwargs")
-        own = set(sig.parameters)
-        ctor = set(_pipeline_params())
-
-        @functools.wraps(func)
-        def create_pipeline(*args, **kwargs):
-            fn_kwargs = {k: v for k, v in kwargs.items() if k in own}
-            extra = {k: v for k, v in kwargs.items() if k not in own}
-            unknown = set(extra) - ctor
-            if unknown:
-                raise TypeError(f"{func.__name__}() got unexpected arguments: {', '.join(sorted(unknown))}")
-            pipe = Pipeline(**{**pipeline_kwargs, **extra})
-            with pipe:
-                outputs = func(*args, **fn_kwargs)
-                if outputs is None:
-                    outputs = ()
-                elif isinstance(outputs, DataNode):
-                    outputs = (outputs,)
-                pipe.set_outputs(*outputs)
-            return pipe
-
-        return create_pipeline
-
-    return decorator(fn) if fn is not None else decorator

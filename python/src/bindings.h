@@ -5,6 +5,7 @@
 
 #include <memory>
 
+#include "dlpack.h"
 #include "sluice/memory/tensor_list.h"
 #include "sluice/exec/executor.h"
 
@@ -36,5 +37,23 @@ nb::object wrap_tensor_list(TensorList list, std::shared_ptr<Outputs> owner);
 // such per-sample arrays, or a TensorList) to a TensorList in host or device memory.
 TensorList tensor_list_from_python(nb::handle data, const std::string& layout, bool to_device,
                                    int device);
+
+// The view a tensor or a dense batch exports.
+struct View {
+  std::shared_ptr<Buffer> storage;
+  void* data = nullptr;
+  Shape shape;
+  DType dtype = DType::kUInt8;
+  MemoryKind kind = MemoryKind::kHost;
+  int device = -1;
+};
+
+// DLPack (bind_dlpack.cc): Sluice's data types as DLPack's and back, and the capsule and device
+// of __dlpack__ / __dlpack_device__ (Note [DLPack stream handshake]).
+dlpack::DLDataType dl_dtype(DType t);
+DType dtype_from_dl(uint8_t code, uint8_t bits);
+nb::object export_dlpack(const View& v, const std::shared_ptr<Outputs>& owner, nb::handle stream,
+                         nb::handle max_version);
+nb::tuple dlpack_device(const View& v);
 
 }  // namespace sluice::python

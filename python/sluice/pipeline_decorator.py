@@ -1,0 +1,57 @@
+"""pipeline_def: the decorator that turns a graph-defining function into a pipeline factory.
+
+sluice.pipeline re-exports it (DALI code imports it from nvidia.dali.pipeline), so Pipeline is
+imported where it is used.
+"""
+
+import functools
+import inspect
+
+from sluice.data_node import DataNode
+
+
+def _pipeline_params():
+    from sluice.pipeline import Pipeline
+
+    return [p for p in inspect.signature(Pipeline.__init__).parameters if p != "self"]
+
+
+def pipeline_def(fn=None, *, enable_conditionals=False, **pipeline_kwargs):
+    """Turns a graph-defining function into a pipeline factory.
+
+    Calling the decorated function creates a Pipeline (arguments of the Pipeline constructor
+    go to it, the others to the function) and runs the function with that pipeline current;
+    its return values become the pipeline's outputs.
+    """
+    if enable_conditionals:
+        raise NotImplementedError("pipeline_def(enable_conditionals=True): conditionals are not supported yet")
+
+    def decorator(func):
+        from sluice.pipeline import Pipeline
+
+        sig = inspect.signature(func)
+        if any(p.kind == p.VAR_KEYWORD for p in sig.parameters.values()):
+            raise TypeError(f"@pipeline_def function '{func.__name__}' must not take **kwargs")
+        own = set(sig.parameters)
+        ctor = set(_pipeline_params())
+
+        @functools.wraps(func)
+        def create_pipeline(*args, **kwargs):
+            fn_kwargs = {k: v for k, v in kwargs.items() if k in own}
+            extra = {k: v for k, v in kwargs.items() if k not in own}
+            unknown = set(extra) - ctor
+            if unknown:
+                raise TypeError(f"{func.__name__}() got unexpected arguments: {', '.join(sorted(unknown))}")
+            pipe = Pipeline(**{**pipeline_kwargs, **extra})
+            with pipe:
+                outputs = func(*args, **fn_kwargs)
+                if outputs is None:
+                    outputs = ()
+                elif isinstance(outputs, DataNode):
+                    outputs = (outputs,)
+                pipe.set_outputs(*outputs)
+            return pipe
+
+        return create_pipeline
+
+    return decorator(fn) if fn is not None else decorator
