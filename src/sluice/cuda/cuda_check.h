@@ -11,7 +11,16 @@ namespace sluice::cuda {
                                           int line) {
   std::string msg = make_string("CUDA error ", cudaGetErrorName(err), " (", cudaGetErrorString(err),
                                 ") in ", expr, " at ", file, ":", line);
-  if (err == cudaErrorMemoryAllocation) throw OutOfMemory(msg);
+  if (err == cudaErrorMemoryAllocation) {
+    // Calls without a size (stream or event creation) fail too when memory runs out: say how
+    // much was left, so the message tells the user what to free.
+    size_t free_bytes = 0, total_bytes = 0;
+    if (cudaMemGetInfo(&free_bytes, &total_bytes) == cudaSuccess) {
+      msg += make_string(", with ", free_bytes, " bytes of device memory free of ", total_bytes,
+                         " bytes");
+    }
+    throw OutOfMemory(msg);
+  }
   throw CudaError(msg);
 }
 
