@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs what Sluice needs on a fresh Debian/Ubuntu machine and builds it into .venv.
 #   bash tools/setup.sh           the library and the `sluice` command
-#   bash tools/setup.sh --tests   also the C++ test binaries (for tools/test.sh)
+#   bash tools/setup.sh --tests   also the C++ test binaries and NVIDIA DALI 2.4 in .venv-dali,
+#                                 the reference the tests compare with (for tools/test.sh)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -28,3 +29,12 @@ py=/usr/bin/python3
 .venv/bin/python -m pip install -q --upgrade pip
 # pip configures with the python preset (pyproject.toml, CMakePresets.json) into build/cp3*/.
 .venv/bin/python -m pip install -q . -Ccmake.define.SLUICE_BUILD_TESTS=$tests
+
+# NVIDIA DALI 2.4, the reference the operator tests compare with, in a venv of its own (it
+# brings numpy 2). Without it those comparisons skip.
+if [ "$tests" = ON ] && [ ! -x .venv-dali/bin/python ]; then
+  if ! { "$py" -m venv .venv-dali && .venv-dali/bin/python -m pip install -q nvidia-dali-cuda130==2.4.0 pillow; }; then
+    echo "setup.sh: DALI 2.4 could not be installed; the tests that compare with it will skip" >&2
+    rm -rf .venv-dali
+  fi
+fi
