@@ -1,18 +1,13 @@
-"""pipeline_def: the decorator that turns a graph-defining function into a pipeline factory.
-
-sluice.pipeline re-exports it (DALI code imports it from nvidia.dali.pipeline), so Pipeline is
-imported where it is used.
-"""
+"""pipeline_def: the decorator that turns a graph-defining function into a pipeline factory."""
 
 import functools
 import inspect
 
 from sluice.data_node import DataNode
+from sluice.pipeline._pipeline import Pipeline
 
 
 def _pipeline_params():
-    from sluice.pipeline import Pipeline
-
     return [p for p in inspect.signature(Pipeline.__init__).parameters if p != "self"]
 
 
@@ -27,8 +22,6 @@ def pipeline_def(fn=None, *, enable_conditionals=False, **pipeline_kwargs):
         raise NotImplementedError("pipeline_def(enable_conditionals=True): conditionals are not supported yet")
 
     def decorator(func):
-        from sluice.pipeline import Pipeline
-
         sig = inspect.signature(func)
         if any(p.kind == p.VAR_KEYWORD for p in sig.parameters.values()):
             raise TypeError(f"@pipeline_def function '{func.__name__}' must not take **kwargs")

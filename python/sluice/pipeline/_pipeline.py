@@ -1,10 +1,9 @@
-"""Pipeline and pipeline_def: DALI's pipeline API over the Sluice engine.
+"""Pipeline: DALI's pipeline API over the Sluice engine.
 
 A pipeline collects the operators reachable from its outputs, sends the graph to the engine
-as a JSON document (the same document serialize() returns; see pipeline_document.py) and runs
+as a JSON document (the same document serialize() returns; see _document.py) and runs
 it there: the engine's threads decode and augment; this module only schedules iterations, feeds
-external sources and hands out the results. pipeline_def lives in pipeline_decorator.py and is
-importable from here, as in DALI.
+external sources and hands out the results.
 """
 
 import atexit
@@ -14,8 +13,7 @@ import weakref
 
 from sluice import _sluice
 from sluice.data_node import DataNode
-from sluice.pipeline_decorator import pipeline_def  # noqa: F401
-from sluice.pipeline_document import document_for, load_document, params_json
+from sluice.pipeline._document import document_for, load_document, params_json
 from sluice.types import DALIDataType
 
 _local = threading.local()

@@ -1,0 +1,8 @@
+"""sluice.pipeline: DALI's nvidia.dali.pipeline.
+
+Pipeline (_pipeline.py) and pipeline_def (_decorator.py), with the JSON document a pipeline is
+sent to the engine as (_document.py).
+"""
+
+from sluice.pipeline._decorator import pipeline_def  # noqa: F401
+from sluice.pipeline._pipeline import Pipeline  # noqa: F401
