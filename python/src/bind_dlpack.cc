@@ -72,6 +72,8 @@ dlpack::DLDataType dl_dtype(DType t) {
       return {dlpack::kDLFloat, 32, 1};
     case DType::kFloat64:
       return {dlpack::kDLFloat, 64, 1};
+    case DType::kUInt64:
+      return {dlpack::kDLUInt, 64, 1};
   }
   throw Error("invalid dtype");
 }

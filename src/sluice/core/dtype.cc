@@ -26,6 +26,7 @@ constexpr std::array<DTypeInfo, kNumDTypes> kInfo = {{
     {"BFLOAT16", 2, "bfloat16"},
     {"FLOAT", 4, "float32"},
     {"FLOAT64", 8, "float64"},
+    {"UINT64", 8, "uint64"},
 }};
 
 const DTypeInfo& info(DType t) {

@@ -25,8 +25,9 @@ enum class DType : uint8_t {
   kBFloat16,
   kFloat32,
   kFloat64,
+  kUInt64,  // last, so that the codes of the others stay as they were
 };
-inline constexpr int kNumDTypes = 12;
+inline constexpr int kNumDTypes = 13;
 
 size_t dtype_size(DType t);
 std::string_view dtype_name(DType t);      // "UINT8", "FLOAT16", "FLOAT", ...
@@ -50,6 +51,7 @@ SLUICE_DTYPE_OF(int16_t, DType::kInt16);
 SLUICE_DTYPE_OF(uint32_t, DType::kUInt32);
 SLUICE_DTYPE_OF(int32_t, DType::kInt32);
 SLUICE_DTYPE_OF(int64_t, DType::kInt64);
+SLUICE_DTYPE_OF(uint64_t, DType::kUInt64);
 SLUICE_DTYPE_OF(float16, DType::kFloat16);
 SLUICE_DTYPE_OF(bfloat16, DType::kBFloat16);
 SLUICE_DTYPE_OF(float, DType::kFloat32);
@@ -93,6 +95,8 @@ decltype(auto) dtype_dispatch(DType t, Fn&& fn) {
       return fn(TypeTag<float>{});
     case DType::kFloat64:
       return fn(TypeTag<double>{});
+    case DType::kUInt64:
+      return fn(TypeTag<uint64_t>{});
   }
   throw Error("invalid dtype");
 }

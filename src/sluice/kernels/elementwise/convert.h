@@ -44,6 +44,8 @@ SLUICE_HOST_DEVICE inline R load_visit(const void* p, DType t, int64_t i, Fn fn)
       return fn(static_cast<const float*>(p)[i]);
     case DType::kFloat64:
       return fn(static_cast<const double*>(p)[i]);
+    case DType::kUInt64:
+      return fn(static_cast<const uint64_t*>(p)[i]);
   }
   return R{};
 }
@@ -108,6 +110,9 @@ SLUICE_HOST_DEVICE inline void int_range(DType t, int64_t& lo, int64_t& hi) {
     case DType::kInt32:
       lo = -2147483648ll, hi = 2147483647ll;
       return;
+    case DType::kUInt64:  // integers are carried as int64 (convert_element handles larger ones)
+      lo = 0, hi = INT64_MAX;
+      return;
     default:
       lo = INT64_MIN, hi = INT64_MAX;
       return;
@@ -141,6 +146,9 @@ SLUICE_HOST_DEVICE inline void store_wrap(void* p, DType t, int64_t i, int64_t v
     case DType::kInt64:
       static_cast<int64_t*>(p)[i] = v;
       return;
+    case DType::kUInt64:
+      static_cast<uint64_t*>(p)[i] = static_cast<uint64_t>(v);
+      return;
     default:
       return;
   }
@@ -165,6 +173,13 @@ SLUICE_HOST_DEVICE inline void store_sat(void* p, DType t, int64_t i, double v) 
     case DType::kBool:
       static_cast<bool*>(p)[i] = v != 0;
       return;
+    case DType::kUInt64: {
+      double r = rint(v);
+      static_cast<uint64_t*>(p)[i] = !(r > 0)                      ? 0
+                                     : r >= 18446744073709551616.0 ? UINT64_MAX
+                                                                   : static_cast<uint64_t>(r);
+      return;
+    }
     default:
       break;
   }
@@ -190,7 +205,17 @@ SLUICE_HOST_DEVICE inline void store_sat(void* p, DType t, int64_t i, double v) 
 SLUICE_HOST_DEVICE inline void convert_element(void* out, DType to, const void* in, DType ti,
                                                int64_t i) {
   if (!is_float_type(ti) && !is_float_type(to)) {
-    int64_t v = load_i64(in, ti, i);
+    int64_t v;
+    if (ti == DType::kUInt64) {  // beyond int64: copied into uint64, else saturated below
+      uint64_t u = static_cast<const uint64_t*>(in)[i];
+      if (to == DType::kUInt64) {
+        static_cast<uint64_t*>(out)[i] = u;
+        return;
+      }
+      v = u > static_cast<uint64_t>(INT64_MAX) ? INT64_MAX : static_cast<int64_t>(u);
+    } else {
+      v = load_i64(in, ti, i);
+    }
     if (to == DType::kBool) {
       store_wrap(out, to, i, v != 0);
       return;
