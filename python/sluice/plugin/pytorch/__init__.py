@@ -12,22 +12,20 @@ process instead (see its module).
 Imports torch lazily: nothing else in Sluice needs it.
 """
 
-import enum
-
+from sluice.plugin.base_iterator import LastBatchPolicy, check_iterator_args
 from sluice.sharding import shard_info
 
-__all__ = ["DALIGenericIterator", "DALIClassificationIterator", "LastBatchPolicy",
-           "GenericIterator", "ClassificationIterator", "ProcessIterator", "shard_info"]
+__all__ = ["DALIGenericIterator", "DALIClassificationIterator", "DALIRaggedIterator",
+           "LastBatchPolicy", "GenericIterator", "ClassificationIterator", "ProcessIterator",
+           "feed_ndarray", "to_torch_type", "shard_info"]
 
 
-class LastBatchPolicy(enum.Enum):
-    """What the last batch of an epoch does when the data does not fill it (DALI's rules):
-    FILL returns it full (padded with repeated or wrapped-around samples), DROP leaves it out,
-    PARTIAL returns only the real samples."""
+def __getattr__(name):
+    if name in ("feed_ndarray", "to_torch_type"):  # they import torch
+        from sluice.plugin.pytorch import torch_utils
 
-    FILL = 0
-    DROP = 1
-    PARTIAL = 2
+        return getattr(torch_utils, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 class _GpuNormalize:
@@ -94,20 +92,14 @@ class DALIGenericIterator:
                  gpu_normalize=None):
         import torch  # noqa: F401 - fail early when torch is missing
 
-        self._pipes = pipelines if isinstance(pipelines, (list, tuple)) else [pipelines]
         self._output_map = list(output_map)
         if len(set(self._output_map)) != len(self._output_map):
-            raise ValueError("output_map names must be unique")
-        if fill_last_batch is not None:  # DALI's deprecated spelling
-            last_batch_policy = LastBatchPolicy.FILL if fill_last_batch else LastBatchPolicy.DROP
-        if not isinstance(last_batch_policy, LastBatchPolicy):
-            raise ValueError(f"last_batch_policy must be a LastBatchPolicy, got {last_batch_policy!r}")
-        if size > 0 and reader_name is not None:
-            raise ValueError("give either size or reader_name, not both")
-        self._policy = last_batch_policy
+            raise AssertionError("output_map names should be distinct")
+        self._pipes, self._auto_reset, self._policy = check_iterator_args(
+            pipelines, size, reader_name, auto_reset, fill_last_batch, last_batch_padded,
+            last_batch_policy)
         self._reader_name = reader_name
-        self._size = size
-        self._auto_reset = auto_reset in (True, "yes")
+        self._size = int(size)
         self._dynamic_shape = dynamic_shape
         self._last_batch_padded = last_batch_padded
         for p in self._pipes:
@@ -299,6 +291,58 @@ class DALIClassificationIterator(DALIGenericIterator):
                          dynamic_shape=dynamic_shape, last_batch_padded=last_batch_padded,
                          last_batch_policy=last_batch_policy,
                          prepare_first_batch=prepare_first_batch, gpu_normalize=gpu_normalize)
+
+
+class DALIRaggedIterator(DALIGenericIterator):
+    """DALIGenericIterator for batches whose samples differ in shape: `output_types` tags each
+    output DENSE_TAG (one tensor, as DALIGenericIterator), SPARSE_LIST_TAG (a list with one
+    tensor per sample) or SPARSE_COO_TAG (a sparse COO tensor: the samples' elements along the
+    first dimension concatenated, indexed by (sample, position)). Untagged outputs are dense."""
+
+    DENSE_TAG = "dense"
+    SPARSE_LIST_TAG = "sparse_list"
+    SPARSE_COO_TAG = "sparse_coo"
+
+    def __init__(self, pipelines, output_map, size=-1, reader_name=None, output_types=None,
+                 auto_reset=False, fill_last_batch=None, dynamic_shape=False,
+                 last_batch_padded=False, last_batch_policy=LastBatchPolicy.FILL,
+                 prepare_first_batch=True):
+        tags = {self.DENSE_TAG, self.SPARSE_LIST_TAG, self.SPARSE_COO_TAG}
+        if len(set(output_map)) != len(output_map):
+            raise AssertionError("output_map names should be distinct")
+        if output_types is not None and not set(output_types) <= tags:
+            raise AssertionError("Only DENSE_TAG, SPARSE_LIST_TAG and SPARSE_COO_TAG are allowed")
+        self._output_types = output_types
+        super().__init__(pipelines, output_map, size, reader_name=reader_name,
+                         auto_reset=auto_reset, fill_last_batch=fill_last_batch,
+                         dynamic_shape=dynamic_shape, last_batch_padded=last_batch_padded,
+                         last_batch_policy=last_batch_policy,
+                         prepare_first_batch=prepare_first_batch)
+
+    def _to_torch(self, outputs, keep):
+        import torch
+
+        result = []
+        self._last_ptrs = [o.data_ptr() for o in outputs]
+        for k, o in enumerate(outputs):
+            tag = self._output_types[k] if self._output_types else self.DENSE_TAG
+            if tag == self.DENSE_TAG:
+                if not o.is_dense_tensor():
+                    raise RuntimeError(
+                        f"output '{self._output_map[k]}' has samples of different shapes; tag it "
+                        "SPARSE_LIST_TAG or SPARSE_COO_TAG in output_types")
+                t = torch.from_dlpack(o)
+                result.append(t[:keep] if keep < t.shape[0] else t)
+                continue
+            samples = [torch.from_dlpack(o[i]) for i in range(min(keep, len(o)))]
+            if tag == self.SPARSE_COO_TAG:
+                values = torch.hstack(samples)
+                index = [(i, j) for i, s in enumerate(samples) for j in range(s.shape[0])]
+                index = torch.tensor(index, dtype=torch.int64, device=values.device)
+                result.append(torch.sparse_coo_tensor(index.T, values))
+            else:
+                result.append(samples)
+        return result
 
 
 # Sluice's own names.
