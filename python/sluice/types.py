@@ -141,13 +141,18 @@ def to_numpy_type(dali_type):
 
 # The type names numpy and torch use (str(torch.float32) is "torch.float32").
 _TYPE_NAMES = {
-    "bool": BOOL, "bool_": BOOL, "boolean": BOOL,
-    "int8": INT8, "sbyte": INT8, "uint8": UINT8, "byte": UINT8, "ubyte": UINT8,
-    "int16": INT16, "short": INT16, "uint16": UINT16, "ushort": UINT16,
-    "int32": INT32, "uint32": UINT32, "int64": INT64, "long": INT64,
-    "uint64": UINT64, "ulong": UINT64,
-    "half": FLOAT16, "float16": FLOAT16, "float": FLOAT, "float32": FLOAT,
-    "float64": FLOAT64, "double": FLOAT64,
+    **dict.fromkeys(["bool", "bool_", "boolean"], DALIDataType.BOOL),
+    **dict.fromkeys(["int8", "sbyte"], DALIDataType.INT8),
+    **dict.fromkeys(["uint8", "byte", "ubyte"], DALIDataType.UINT8),
+    **dict.fromkeys(["int16", "short"], DALIDataType.INT16),
+    **dict.fromkeys(["uint16", "ushort"], DALIDataType.UINT16),
+    "int32": DALIDataType.INT32,
+    "uint32": DALIDataType.UINT32,
+    **dict.fromkeys(["int64", "long"], DALIDataType.INT64),
+    **dict.fromkeys(["uint64", "ulong"], DALIDataType.UINT64),
+    **dict.fromkeys(["half", "float16"], DALIDataType.FLOAT16),
+    **dict.fromkeys(["float", "float32"], DALIDataType.FLOAT),
+    **dict.fromkeys(["float64", "double"], DALIDataType.FLOAT64),
 }
 
 
@@ -158,7 +163,7 @@ def to_dali_type(framework_type):
     if name.startswith("torch."):
         name = name[len("torch."):]
     if name == "bfloat16":  # torch.bfloat16; DALI 2.4 has no such type
-        return BFLOAT16
+        return DALIDataType.BFLOAT16
     if name not in _TYPE_NAMES:
         raise TypeError(f"'{framework_type}' could not be converted into any known DALIDataType.")
     return _TYPE_NAMES[name]

@@ -140,7 +140,8 @@ def _diff(ours, theirs, path):
     if isinstance(theirs, dict) and isinstance(ours, dict) and set(theirs) == set(ours):
         return [d for k in theirs for d in _diff(ours[k], theirs[k], f"{path}.{k}")]
     if isinstance(theirs, list) and isinstance(ours, list) and len(theirs) == len(ours):
-        return [d for i, (a, b) in enumerate(zip(ours, theirs)) for d in _diff(a, b, f"{path}[{i}]")]
+        pairs = enumerate(zip(ours, theirs))
+        return [d for i, (a, b) in pairs for d in _diff(a, b, f"{path}[{i}]")]
     return [] if ours == theirs else [f"{path}: Sluice {ours!r}, DALI {theirs!r}"]
 
 

@@ -26,7 +26,8 @@ def case_tensor_from_numpy(dali):
         "aif": {k: aif[k] for k in ("typestr", "shape", "version", "strides")},
         "aif_readonly": aif["data"][1], "no_layout": b.TensorCPU(a).layout(),
         "bad_layout": attempt(lambda: b.TensorCPU(a, "HW")),
-        "scalar": b.TensorCPU(np.array(5.0)).shape(), "empty": np.array(b.TensorCPU(np.zeros((0, 3)))),
+        "scalar": b.TensorCPU(np.array(5.0)).shape(),
+        "empty": np.array(b.TensorCPU(np.zeros((0, 3)))),
         "from_list": attempt(lambda: b.TensorCPU([1, 2, 3])),
         "from_bytes": (b.TensorCPU(b"abc").dtype, np.array(b.TensorCPU(b"abc"))),
         "dlpack": np.array(b.TensorCPU(a.__dlpack__(), "HWC")),
@@ -87,7 +88,8 @@ def case_tensor_list_from_numpy(dali):
         "tensors": b.TensorListCPU([b.TensorCPU(x, "HW") for x in u8]).layout(),
         "tensors_layout": b.TensorListCPU([b.TensorCPU(u8[0], "HW")], "XY").layout(),
         "empty": (len(b.TensorListCPU([])), b.TensorListCPU([]).dtype),
-        "dlpack": (b.TensorListCPU(a.__dlpack__()).shape(), b.TensorListCPU(a.__dlpack__(), "HW").layout()),
+        "dlpack": (b.TensorListCPU(a.__dlpack__()).shape(),
+                   b.TensorListCPU(a.__dlpack__(), "HW").layout()),
         "list_dlpack": b.TensorListCPU([x.__dlpack__() for x in a]).shape(),
         "copy": b.TensorListCPU(b.TensorListCPU(a, "HW"), "AB").layout(),
         "copy_keeps_layout": b.TensorListCPU(b.TensorListCPU(a, "HW")).layout(),
@@ -212,7 +214,8 @@ def test_str_of_pipeline_output_is_dalis_format():
 
 
 def test_backend_and_tensors_are_attributes_of_the_package():
-    code = "import sluice; print(sluice.backend.TensorCPU.__name__, sluice.tensors.TensorListCPU.__name__)"
+    code = ("import sluice; "
+            "print(sluice.backend.TensorCPU.__name__, sluice.tensors.TensorListCPU.__name__)")
     run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert run.returncode == 0, run.stderr
     assert run.stdout.split() == ["TensorCPU", "TensorListCPU"]
