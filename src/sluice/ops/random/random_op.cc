@@ -49,8 +49,10 @@ RandomPlan plan_random(const OpSpec& spec, Workspace& ws) {
     plan.dist = kernels::RandomDist::kUniform;
     for (int i = 0; i < n; ++i) {
       auto r = ws.arg_list<float>("range", i);
-      SLUICE_CHECK(r.size() == 2 && r[0] <= r[1], InvalidArgument,
-                   "range must be [min, max] with min <= max");
+      SLUICE_CHECK(r.size() == 2, InvalidArgument, "range must be [min, max], got ", r.size(),
+                   " values for sample ", i);
+      SLUICE_CHECK(r[0] < r[1], InvalidArgument, "Invalid range [", r[0], ", ", r[1],
+                   ") for sample ", i, ": the range is half-open and needs min < max");
       plan.p0[i] = r[0];
       plan.p1[i] = r[1];
     }
