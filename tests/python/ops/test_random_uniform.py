@@ -88,6 +88,32 @@ def test_an_empty_range_is_refused_as_in_dali(tmp_path):
         run_dali(empty_range, ONE_INPUT, tmp_path)
 
 
+def per_sample_values_and_shapes(fn, types, values, shape):
+    return fn.random.uniform(values=values, shape=shape), fn.random.uniform(shape=shape)
+
+
+def test_per_sample_values_and_shapes_from_argument_inputs_as_dali(tmp_path):
+    values = [np.array(v, np.float32) for v in ((1, 5, 7.5), (2,), (-1, -2), (0.5, 9))]
+    shapes = [np.array(s, np.int32) for s in ((200, 3), (4, 1), (0, 2), (100, 2))]
+    drawn, plain = run_sluice(per_sample_values_and_shapes, [values, shapes])
+    for v, s, d, u in zip(values, shapes, drawn, plain):
+        assert d.shape == u.shape == tuple(s) and d.dtype == u.dtype == np.float32
+        assert set(np.unique(d)) == (set(v.tolist()) if d.size > 100 else set(np.unique(d)))
+        assert set(np.unique(d)) <= set(v.tolist())
+    ref = run_dali(per_sample_values_and_shapes, [values, shapes], tmp_path)
+    for ours, theirs in zip((drawn, plain), ref):
+        assert [(o.shape, o.dtype) for o in ours] == [(o.shape, o.dtype) for o in theirs]
+    assert [set(np.unique(o)) for o in drawn] == [set(np.unique(o)) for o in ref[0]]
+
+
+@pytest.mark.gpu
+def test_gpu_per_sample_values_equal_cpu_bit_for_bit():
+    values = [np.array([i, i + 0.5, -i], np.float32) for i in range(16)]
+    gpu_equals_cpu_bit_for_bit(
+        lambda device: fn.random.uniform(values=fn.external_source(lambda: values), shape=[9, 4],
+                                         device=device, seed=5))
+
+
 @pytest.mark.gpu
 def test_gpu_never_draws_the_upper_bound():
     gpu_equals_cpu_bit_for_bit(

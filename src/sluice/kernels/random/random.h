@@ -22,6 +22,7 @@ struct RandomSample {
   int64_t n;
   SampleRng rng;  // the sample's stream (position 0)
   float p0, p1;
+  int32_t first_value = 0, num_values = 0;  // kDiscrete: the sample's values in `values`
 };
 
 // Value of draw `u` (a 32-bit draw) for the distribution.
@@ -42,11 +43,11 @@ SLUICE_HOST_DEVICE inline double random_value(RandomDist d, uint32_t u, float p0
   return 0;
 }
 
-void random_cpu(RandomDist d, const RandomSample& s, DType out_type, const float* values,
-                int num_values);
+// `values`: the discrete values of all samples (kDiscrete), each sample's from first_value.
+void random_cpu(RandomDist d, const RandomSample& s, DType out_type, const float* values);
 
 // CUDA: `samples` and `values` in device memory.
 void random_gpu(RandomDist d, const RandomSample* samples, int num_samples, int64_t max_n,
-                DType out_type, const float* values, int num_values, void* stream);
+                DType out_type, const float* values, void* stream);
 
 }  // namespace sluice::kernels

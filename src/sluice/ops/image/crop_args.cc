@@ -8,7 +8,8 @@ OpSchema crop_window_args(OpSchema s) {
   s.optional_arg("crop", ArgType::kFloatList,
                  "Crop size (height, width), or (depth, height, width): the last two are used. "
                  "An extent of 0 or less (after truncation to an integer) keeps the whole "
-                 "extent.")
+                 "extent.",
+                 true)
       .optional_arg("crop_h", ArgType::kFloat,
                     "Crop height in pixels (truncated; 0 or less: the whole height).", true)
       .optional_arg("crop_w", ArgType::kFloat,
