@@ -297,17 +297,28 @@ def test_properties_and_unsupported_parameters():
 
 def test_pipeline_def_splits_arguments_and_rejects_kwargs():
     @pipeline_def(batch_size=2, num_threads=1, device_id=None)
-    def p(scale, seed=100):  # `seed` shadows the Pipeline argument: it goes to the function
+    def p(probability, seed=100):  # `seed` shadows the Pipeline argument: it goes to p
         assert Pipeline.current().batch_size == 5
-        return fn.random.uniform(range=[scale, scale + seed])
+        return fn.random.coin_flip(probability=probability) * seed
 
-    pipe = p(3.0, batch_size=5, seed=0)
+    pipe = p(1.0, batch_size=5, seed=3)
     assert pipe.seed is None
-    assert np.asarray(pipe.run()[0]).tolist() == [3.0] * 5
+    assert np.asarray(pipe.run()[0]).tolist() == [3] * 5
     with pytest.raises(TypeError, match="unexpected"):
-        p(3.0, no_such_argument=1)
+        p(1.0, no_such_argument=1)
     with pytest.raises(TypeError):
         pipeline_def(lambda **kw: None)
+
+
+def test_equal_pipelines_serialize_equally_and_names_are_per_pipeline():
+    docs = [pipeline_def(random_graph, batch_size=2, num_threads=1, device_id=None, seed=1)()
+            .serialize() for _ in range(2)]
+    assert docs[0] == docs[1]
+    with Pipeline(batch_size=1, num_threads=1) as pipe:
+        assert fn.random.uniform().source.name == "__Uniform_0"
+        assert fn.random.coin_flip(name="mine").source.name == "mine"
+        assert fn.random.coin_flip().source.name == "__CoinFlip_1"  # as DALI counts
+    assert fn.random.uniform().source.name.startswith("__Uniform_detached_")
 
 
 def test_exec_async_false_and_not_pipelined():

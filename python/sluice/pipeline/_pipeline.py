@@ -88,6 +88,7 @@ class Pipeline:
         self._output_dtype = output_dtype
         self._output_ndim = output_ndim
         self._exec_dynamic = exec_dynamic or experimental_exec_dynamic
+        self._next_op_id_counter = 0
         self._ops = []  # operators created while this pipeline was current
         self._outputs = None
         self._sinks = []
@@ -128,6 +129,13 @@ class Pipeline:
 
     def _register_op(self, op):
         self._ops.append(op)
+
+    def _next_op_id(self):
+        """Numbers this pipeline's operators for their default names, so that equal pipelines
+        get equal names (and equal serialize() documents)."""
+        i = self._next_op_id_counter
+        self._next_op_id_counter += 1
+        return i
 
     # --- graph --------------------------------------------------------------------------------
     def define_graph(self):
