@@ -295,19 +295,22 @@ def test_properties_and_unsupported_parameters():
         fn.external_source(lambda: None, parallel=True)
 
 
-def test_pipeline_def_splits_arguments_and_rejects_kwargs():
+def test_pipeline_def_splits_arguments_and_refuses_kwargs_when_called():
     @pipeline_def(batch_size=2, num_threads=1, device_id=None)
     def p(probability, seed=100):  # `seed` shadows the Pipeline argument: it goes to p
-        assert Pipeline.current().batch_size == 5
+        assert Pipeline.current().max_batch_size == 5
         return fn.random.coin_flip(probability=probability) * seed
 
-    pipe = p(1.0, batch_size=5, seed=3)
-    assert pipe.seed is None
+    with pytest.warns(UserWarning, match="`seed` shadows a Pipeline constructor argument"):
+        pipe = p(1.0, batch_size=5, seed=3)
+    assert pipe.seed is None and p._is_pipeline_def
     assert np.asarray(pipe.run()[0]).tolist() == [3] * 5
     with pytest.raises(TypeError, match="unexpected"):
         p(1.0, no_such_argument=1)
-    with pytest.raises(TypeError):
-        pipeline_def(lambda **kw: None)
+    # DALI decorates a function taking **kwargs and refuses it when called.
+    factory = pipeline_def(lambda **kw: fn.random.coin_flip(**kw), batch_size=1, num_threads=1)
+    with pytest.raises(TypeError, match=r"variadic keyword argument `\*\*kw`"):
+        factory(probability=1.0)
 
 
 def test_equal_pipelines_serialize_equally_and_names_are_per_pipeline():
