@@ -17,7 +17,7 @@ from sluice.errors import (  # noqa: F401
     SluiceError,
 )
 from sluice.external_source import BatchInfo, ExternalSource, SampleInfo, external_source
-from sluice.pipeline import Pipeline, pipeline_def  # noqa: F401
+from sluice.pipeline import OperatorConcurrency, Pipeline, StreamPolicy, pipeline_def  # noqa: F401
 
 __version__ = "0.1.0"
 

@@ -12,8 +12,9 @@ from sluice.types import _to_arg
 
 SCHEMAS = {s["name"]: s for s in _sluice.schemas()}
 _ALIASES = {a: s["name"] for s in SCHEMAS.values() for a in s["aliases"]}
-_counter = itertools.count()
-_counter_lock = threading.Lock()
+# Operators created while no pipeline is current are numbered apart, as in DALI ("_detached_").
+_detached = itertools.count()
+_detached_lock = threading.Lock()
 
 
 def schema(name):
@@ -35,9 +36,8 @@ class OpInstance:
         self.type = s["name"]
         self.schema = s
         kwargs = dict(kwargs)
-        with _counter_lock:
-            index = next(_counter)
-        self.name = kwargs.pop("name", None) or f"__{camel(self.type.split('.')[-1])}_{index}"
+        current = Pipeline.current()  # not stored: no reference cycle keeps pipelines alive
+        self.name = kwargs.pop("name", None) or _default_name(self.type, current)
         device = kwargs.pop("device", None)
         self.preserve = bool(kwargs.get("preserve", False))
         for i, x in enumerate(inputs):
@@ -79,7 +79,6 @@ class OpInstance:
         n = s["num_outputs"] if n is None else n
         out_device = "cpu" if device == "cpu" else "gpu"
         self.outputs = [DataNode(f"{self.name}[{i}]", out_device, self) for i in range(n)]
-        current = Pipeline.current()  # not stored: no reference cycle keeps pipelines alive
         if current is not None:
             current._register_op(self)
 
@@ -93,6 +92,16 @@ class OpInstance:
             "outputs": [x.name for x in self.outputs],
             "args": self.args,
         }
+
+
+def _default_name(type_name, pipeline):
+    """DALI's default instance name: numbered per pipeline, so that equal pipelines get equal
+    names (and equal serialized documents)."""
+    cls = camel(type_name.split(".")[-1])
+    if pipeline is not None:
+        return f"__{cls}_{pipeline._next_op_id()}"
+    with _detached_lock:
+        return f"__{cls}_detached_{next(_detached)}"
 
 
 def make_node(type_name, inputs, kwargs):

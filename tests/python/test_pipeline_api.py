@@ -60,7 +60,7 @@ def test_decoder_error_names_file_operator_and_sample():
     msg = str(e.value)
     assert "decoders.image" in msg and "MyDecoder" in msg and "sample 0" in msg
     with pytest.raises(sluice.SluiceError, match="reset"):
-        pipe.outputs()
+        pipe.run()
     pipe.reset()
     with pytest.raises(sluice.DecodeError):  # still bad data, but the pipeline runs again
         pipe.run()
@@ -147,7 +147,7 @@ def test_scheduled_api_and_api_check():
     pipe.schedule_run()
     pipe.share_outputs()
     pipe.release_outputs()
-    with pytest.raises(RuntimeError, match="mixed"):
+    with pytest.raises(RuntimeError, match="Mixing pipeline API type"):
         pipe.run()
 
 
@@ -275,39 +275,102 @@ def test_output_dtype_and_ndim_checks():
     def bad():
         return fn.random.uniform(shape=[2, 2])
 
-    with pytest.raises(RuntimeError, match="dtype"):
+    with pytest.raises(RuntimeError, match="Data type in the output_idx=0 does not match"):
         bad().run()
 
 
 def test_properties_and_unsupported_parameters():
     pipe = Pipeline(batch_size=8, num_threads=3, device_id=None, seed=12,
                     prefetch_queue_depth={"cpu_size": 3, "gpu_size": 2}, exec_dynamic=True)
-    assert (pipe.batch_size, pipe.max_batch_size, pipe.num_threads, pipe.seed) == (8, 8, 3, 12)
+    assert (pipe.max_batch_size, pipe.num_threads, pipe.seed) == (8, 3, 12)
+    with pytest.warns(Warning, match="batch_size is deprecated"):
+        assert pipe.batch_size == 8
     assert pipe.device_id is None and pipe.exec_separated
     assert (pipe.cpu_queue_size, pipe.gpu_queue_size) == (3, 2)
     assert pipe.exec_pipelined and pipe.exec_async and not pipe.set_affinity
     assert pipe.py_num_workers == 1 and pipe.py_start_method == "fork"
     assert Pipeline(batch_size=1, num_threads=1).seed is None
-    for kwargs in ({"enable_conditionals": True}, {"enable_checkpointing": True}):
-        with pytest.raises(NotImplementedError, match=list(kwargs)[0]):
+    for kwargs in ({"enable_conditionals": True}, {"enable_checkpointing": True},
+                   {"checkpoint": "{}"}):
+        with pytest.raises(NotImplementedError, match=f"{list(kwargs)[0]}.*not supported yet"):
             Pipeline(batch_size=1, num_threads=1, **kwargs)
+    assert not pipe.is_restored_from_checkpoint
+    with pytest.raises(NotImplementedError, match="checkpointing.*not supported yet"):
+        pipe.checkpoint()
     with pytest.raises(NotImplementedError, match="parallel"):
         fn.external_source(lambda: None, parallel=True)
 
 
-def test_pipeline_def_splits_arguments_and_rejects_kwargs():
+def test_pipeline_def_splits_arguments_and_refuses_kwargs_when_called():
     @pipeline_def(batch_size=2, num_threads=1, device_id=None)
-    def p(scale, seed=100):  # `seed` shadows the Pipeline argument: it goes to the function
-        assert Pipeline.current().batch_size == 5
-        return fn.random.uniform(range=[scale, scale + seed])
+    def p(probability, seed=100):  # `seed` shadows the Pipeline argument: it goes to p
+        assert Pipeline.current().max_batch_size == 5
+        return fn.random.coin_flip(probability=probability) * seed
 
-    pipe = p(3.0, batch_size=5, seed=0)
-    assert pipe.seed is None
-    assert np.asarray(pipe.run()[0]).tolist() == [3.0] * 5
+    with pytest.warns(UserWarning, match="`seed` shadows a Pipeline constructor argument"):
+        pipe = p(1.0, batch_size=5, seed=3)
+    assert pipe.seed is None and p._is_pipeline_def
+    assert np.asarray(pipe.run()[0]).tolist() == [3] * 5
     with pytest.raises(TypeError, match="unexpected"):
-        p(3.0, no_such_argument=1)
-    with pytest.raises(TypeError):
-        pipeline_def(lambda **kw: None)
+        p(1.0, no_such_argument=1)
+    # DALI decorates a function taking **kwargs and refuses it when called.
+    factory = pipeline_def(lambda **kw: fn.random.coin_flip(**kw), batch_size=1, num_threads=1)
+    with pytest.raises(TypeError, match=r"variadic keyword argument `\*\*kw`"):
+        factory(probability=1.0)
+
+
+def test_build_after_set_outputs_uses_them_even_with_a_define_graph():
+    class Both(Pipeline):
+        def define_graph(self):
+            return fn.random.coin_flip(probability=0.0)
+
+    pipe = Both(batch_size=2, num_threads=1, device_id=None)
+    with pipe:
+        pipe.set_outputs(fn.random.coin_flip(probability=1.0))
+    with pytest.raises(RuntimeError, match="Duplicate graph definition"):
+        pipe.build(define_graph=lambda: fn.random.coin_flip())
+    pipe.build()
+    assert np.asarray(pipe.run()[0]).tolist() == [1, 1]
+    fallback = Both(batch_size=2, num_threads=1, device_id=None)
+    fallback.set_outputs()  # nothing: define_graph, as in DALI
+    assert np.asarray(fallback.run()[0]).tolist() == [0, 0]
+
+
+def test_equal_pipelines_serialize_equally_and_names_are_per_pipeline():
+    docs = [pipeline_def(random_graph, batch_size=2, num_threads=1, device_id=None, seed=1)()
+            .serialize() for _ in range(2)]
+    assert docs[0] == docs[1]
+    with Pipeline(batch_size=1, num_threads=1) as pipe:
+        assert fn.random.uniform().source.name == "__Uniform_0"
+        assert fn.random.coin_flip(name="mine").source.name == "mine"
+        assert fn.random.coin_flip().source.name == "__CoinFlip_1"  # as DALI counts
+    assert fn.random.uniform().source.name.startswith("__Uniform_detached_")
+
+
+def test_deserialize_and_build_keeps_the_pipeline_it_builds():
+    import gc
+
+    doc = pipeline_def(random_graph, batch_size=4, num_threads=2, device_id=None, seed=9)()
+    expected = run_digests(Pipeline.deserialize(doc.serialize()), 2)
+    pipe = Pipeline(batch_size=4, num_threads=2, device_id=None)
+    pipe.deserialize_and_build(doc.serialize())
+    gc.collect()  # nothing else holds the engine
+    assert pipe.seed == 9 and run_digests(pipe, 2) == expected
+
+
+def test_outputs_may_be_constants_and_arrays():
+    if not hasattr(types, "Constant"):
+        pytest.skip("types.Constant comes with the constant operator")
+
+    @pipeline_def(batch_size=2, num_threads=1, device_id=None)
+    def p():
+        return fn.random.coin_flip(probability=1.0), 7, np.array([[1, 2]], np.int16)
+
+    flips, seven, array = p().run()
+    assert np.asarray(seven).tolist() == [7, 7]
+    assert np.asarray(array).tolist() == [[[1, 2]], [[1, 2]]] and np.asarray(array).dtype == np.int16
+    with pytest.raises(TypeError, match="Illegal output type"):
+        pipeline_def(lambda: "abc", batch_size=2, num_threads=1)().build()
 
 
 def test_exec_async_false_and_not_pipelined():

@@ -1,10 +1,14 @@
-"""readers.file: listing, labels, sharding coverage, shuffling, reader_meta, path safety."""
+"""readers.file: listing, labels, sharding coverage, shuffling, reader_meta, path safety
+(paths read as given, as DALI reads them, except where a file_root contains them)."""
 
 import collections
+import json
+import subprocess
 
 import numpy as np
 import pytest
 
+from dali_reference import dali_python
 from sluice import fn, pipeline_def
 
 
@@ -109,8 +113,7 @@ def test_file_list_files_and_labels(tmp_path):
 
     @pipeline_def(batch_size=2, num_threads=1, device_id=None)
     def from_files():
-        return fn.readers.file(files=[str(tmp_path / n) for n in names[:2]], labels=[5, 6],
-                               allow_paths_outside_root=True)
+        return fn.readers.file(files=[str(tmp_path / n) for n in names[:2]], labels=[5, 6])
 
     data, label = from_files().run()
     assert bytes(np.asarray(data.at(1))).decode() == names[1]
@@ -138,6 +141,91 @@ def test_file_list_entries_escaping_the_root_are_rejected(tmp_path):
                                    allow_paths_outside_root=True)
 
         assert bytes(np.asarray(allowed().run()[0].at(0))) == b"secret"
+
+
+_DALI_READ = """
+import json, sys
+import numpy as np
+from nvidia.dali import fn, pipeline_def
+kwargs, n = json.loads(sys.argv[1]), int(sys.argv[2])
+@pipeline_def(batch_size=n, num_threads=1, device_id=None)
+def p():
+    return tuple(fn.readers.file(**kwargs))
+data, label = p().run()
+print(json.dumps([[bytes(np.array(data.at(i))).decode(), int(np.array(label.at(i))[0])]
+                  for i in range(n)]))
+"""
+
+
+def read_all(cwd, batch_size, **kwargs):
+    """[(content, label)] of the first batch of readers.file(**kwargs), run from `cwd`, on
+    Sluice and, where its venv exists, on DALI."""
+    import os
+
+    old = os.getcwd()
+    os.chdir(cwd)
+    try:
+        @pipeline_def(batch_size=batch_size, num_threads=1, device_id=None)
+        def p():
+            return fn.readers.file(**kwargs)
+
+        data, label = p().run()
+        ours = [[bytes(np.asarray(data.at(i))).decode(), int(label.at(i)[0])]
+                for i in range(batch_size)]
+    finally:
+        os.chdir(old)
+    python = dali_python()
+    if python is None:
+        return ours, None
+    run = subprocess.run([str(python), "-c", _DALI_READ, json.dumps(kwargs), str(batch_size)],
+                         cwd=cwd, capture_output=True, text=True, timeout=300)
+    assert run.returncode == 0, run.stderr[-2000:]
+    return ours, json.loads(run.stdout.strip().splitlines()[-1])
+
+
+def outside_tree(tmp_path):
+    """work/ (the working directory) with a file, and a file beside it and one far away."""
+    (tmp_path / "work" / "sub").mkdir(parents=True)
+    (tmp_path / "work" / "here.txt").write_text("here")
+    (tmp_path / "beside.txt").write_text("beside")
+    (tmp_path / "far").mkdir()
+    (tmp_path / "far" / "far.txt").write_text("far")
+    (tmp_path / "work" / "link.txt").symlink_to(tmp_path / "far" / "far.txt")
+    return tmp_path / "work"
+
+
+def test_files_are_read_as_given_as_dali_reads_them(tmp_path):
+    work = outside_tree(tmp_path)
+    files = ["here.txt", "../beside.txt", str(tmp_path / "far" / "far.txt"), "link.txt",
+             "sub/../here.txt"]
+    ours, dali = read_all(work, 5, files=files)
+    assert ours == [["here", 0], ["beside", 1], ["far", 2], ["far", 3], ["here", 4]]
+    assert dali in (None, ours)
+    # An absolute path is read as given even with a file_root.
+    ours, dali = read_all(tmp_path, 2, file_root=str(work),
+                          files=[str(tmp_path / "beside.txt"), "sub/../here.txt"])
+    assert ours == [["beside", 0], ["here", 1]]
+    assert dali in (None, ours)
+
+
+def test_a_file_list_without_root_reads_its_entries_as_given(tmp_path):
+    work = outside_tree(tmp_path)
+    lst = tmp_path / "far" / "list.txt"
+    lst.write_text(f"far.txt 3\n../beside.txt 4\n{work / 'here.txt'} 5\n../work/link.txt 6\n")
+    ours, dali = read_all(work, 4, file_list=str(lst))
+    assert ours == [["far", 3], ["beside", 4], ["here", 5], ["far", 6]]
+    assert dali in (None, ours)
+
+
+def test_relative_files_escaping_the_file_root_are_refused(tmp_path):
+    work = outside_tree(tmp_path)
+    for entry, why in (("../beside.txt", "climb above"), ("link.txt", "symlink")):
+        @pipeline_def(batch_size=1, num_threads=1, device_id=None)
+        def p():
+            return fn.readers.file(file_root=str(work), files=["here.txt", entry])
+
+        with pytest.raises(ValueError, match=f"files\\[1\\].*{why}.*allow_paths_outside_root"):
+            p().build()
 
 
 def test_missing_root_and_deleted_file_give_named_errors(tmp_path):

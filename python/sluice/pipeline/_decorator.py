@@ -2,6 +2,7 @@
 
 import functools
 import inspect
+import warnings
 
 from sluice.data_node import DataNode
 from sluice.pipeline._pipeline import Pipeline
@@ -11,40 +12,65 @@ def _pipeline_params():
     return [p for p in inspect.signature(Pipeline.__init__).parameters if p != "self"]
 
 
+def _split_arguments(func, kwargs):
+    """DALI's split of a call's keyword arguments: the function's own parameters go to it (a
+    Pipeline parameter of the same name is shadowed), the others to the Pipeline."""
+    spec = inspect.getfullargspec(func)
+    if spec.varkw is not None:
+        raise TypeError(f"Using variadic keyword argument `**{spec.varkw}` in a  "
+                        "graph-defining function is not allowed.")
+    own = set(spec.args) | set(spec.kwonlyargs)
+    kwargs = dict(kwargs)
+    if "debug" not in own:  # debug mode is the experimental decorator's
+        kwargs.pop("debug", None)
+    ctor = set(_pipeline_params())
+    unknown = set(kwargs) - own - ctor
+    if unknown:
+        raise TypeError(f"{func.__name__}() got unexpected arguments: {', '.join(sorted(unknown))}")
+    for name in own & ctor & set(kwargs):
+        warnings.warn(f"the argument `{name}` shadows a Pipeline constructor argument of the "
+                      "same name.", stacklevel=3)
+    return ({k: v for k, v in kwargs.items() if k not in own},
+            {k: v for k, v in kwargs.items() if k in own})
+
+
+def _as_outputs(returned):
+    """The function's return value as the pipeline's outputs: a tuple holds several, None none,
+    anything else is one (a list of numbers is one constant output, as in DALI). A list of
+    DataNodes also holds several, where DALI refuses it."""
+    if isinstance(returned, tuple):
+        return returned
+    if returned is None:
+        return ()
+    if isinstance(returned, list) and any(isinstance(x, DataNode) for x in returned):
+        return tuple(returned)
+    return (returned,)
+
+
 def pipeline_def(fn=None, *, enable_conditionals=False, **pipeline_kwargs):
     """Turns a graph-defining function into a pipeline factory.
 
     Calling the decorated function creates a Pipeline (arguments of the Pipeline constructor
     go to it, the others to the function) and runs the function with that pipeline current;
-    its return values become the pipeline's outputs.
+    its return values become the pipeline's outputs. The function may not take **kwargs: the
+    call refuses it, as DALI does.
     """
     if enable_conditionals:
         raise NotImplementedError("pipeline_def(enable_conditionals=True): conditionals are not supported yet")
 
     def decorator(func):
-        sig = inspect.signature(func)
-        if any(p.kind == p.VAR_KEYWORD for p in sig.parameters.values()):
-            raise TypeError(f"@pipeline_def function '{func.__name__}' must not take **kwargs")
-        own = set(sig.parameters)
-        ctor = set(_pipeline_params())
-
         @functools.wraps(func)
         def create_pipeline(*args, **kwargs):
-            fn_kwargs = {k: v for k, v in kwargs.items() if k in own}
-            extra = {k: v for k, v in kwargs.items() if k not in own}
-            unknown = set(extra) - ctor
-            if unknown:
-                raise TypeError(f"{func.__name__}() got unexpected arguments: {', '.join(sorted(unknown))}")
-            pipe = Pipeline(**{**pipeline_kwargs, **extra})
+            ctor_kwargs, fn_kwargs = _split_arguments(func, kwargs)
+            if ctor_kwargs.pop("enable_conditionals", False):
+                raise NotImplementedError("enable_conditionals=True: conditionals are not "
+                                          "supported yet")
+            pipe = Pipeline(**{**pipeline_kwargs, **ctor_kwargs})
             with pipe:
-                outputs = func(*args, **fn_kwargs)
-                if outputs is None:
-                    outputs = ()
-                elif isinstance(outputs, DataNode):
-                    outputs = (outputs,)
-                pipe.set_outputs(*outputs)
+                pipe.set_outputs(*_as_outputs(func(*args, **fn_kwargs)))
             return pipe
 
+        create_pipeline._is_pipeline_def = True
         return create_pipeline
 
     return decorator(fn) if fn is not None else decorator

@@ -13,8 +13,10 @@ import weakref
 
 from sluice import _sluice
 from sluice.data_node import DataNode
-from sluice.pipeline._document import document_for, load_document, params_json
-from sluice.types import DALIDataType
+from sluice.pipeline._document import apply_params, document_for
+from sluice.pipeline._metadata import PipelineMetadata, _warn
+from sluice.pipeline._outputs import (check_declarations, check_iteration, graph_outputs,
+                                      per_output, require_unique_names)
 
 _local = threading.local()
 _live = weakref.WeakSet()
@@ -35,26 +37,29 @@ def _close_all():
 
 _UNSUPPORTED = {
     # parameter: (default, what a non-default value needs)
-    "enable_checkpointing": (False, "checkpointing"),
-    "checkpoint": (None, "checkpointing"),
+    "enable_checkpointing": (False, "checkpointing (saving and resuming a pipeline's state)"),
+    "checkpoint": (None, "checkpointing (saving and resuming a pipeline's state)"),
     "enable_conditionals": (False, "conditionals (if/else on DataNodes)"),
 }
 
 
-class Pipeline:
+class Pipeline(PipelineMetadata):
     """A data pipeline: a graph of operators and the engine that runs it.
 
     Parameters follow nvidia.dali.Pipeline. device_id=None (or -1) makes a CPU-only pipeline.
-    prefetch_queue_depth is an int or {"cpu_size": x, "gpu_size": y}. seed=-1 picks a random
-    seed. exec_dynamic is accepted: the engine always hands outputs over without copies.
+    prefetch_queue_depth is an int or {"cpu_size": x, "gpu_size": y}. seed=None picks a random
+    seed. exec_dynamic, stream_policy and concurrency are accepted: the engine always hands
+    outputs over without copies and schedules its stages itself. Checkpointing is not supported
+    yet.
     """
 
-    def __init__(self, batch_size=-1, num_threads=-1, device_id=-1, seed=-1, exec_pipelined=True,
-                 prefetch_queue_depth=2, exec_async=True, bytes_per_sample=0, set_affinity=False,
-                 max_streams=-1, default_cuda_stream_priority=0, *, enable_memory_stats=False,
-                 enable_checkpointing=False, checkpoint=None, py_num_workers=1,
-                 py_start_method="fork", py_callback_pickler=None, output_dtype=None,
-                 output_ndim=None, exec_dynamic=False, experimental_exec_dynamic=False,
+    def __init__(self, batch_size=None, num_threads=None, device_id=None, seed=None,
+                 exec_pipelined=True, prefetch_queue_depth=2, exec_async=True, bytes_per_sample=0,
+                 set_affinity=False, max_streams=None, default_cuda_stream_priority=None, *,
+                 enable_memory_stats=False, enable_checkpointing=False, checkpoint=None,
+                 py_num_workers=1, py_start_method="fork", py_callback_pickler=None,
+                 output_dtype=None, output_ndim=None, output_layout=None, exec_dynamic=None,
+                 experimental_exec_dynamic=None, stream_policy=None, concurrency=None,
                  enable_conditionals=False):
         given = dict(enable_checkpointing=enable_checkpointing, checkpoint=checkpoint,
                      enable_conditionals=enable_conditionals)
@@ -63,13 +68,33 @@ class Pipeline:
                 raise NotImplementedError(f"Pipeline({key}={given[key]!r}): {what} is not supported yet")
         if py_start_method not in ("fork", "spawn"):
             raise ValueError(f"py_start_method must be 'fork' or 'spawn', got {py_start_method!r}")
+        if experimental_exec_dynamic is not None:
+            _warn("experimental_exec_dynamic is deprecated, please use exec_dynamic instead")
+            exec_dynamic = experimental_exec_dynamic
+        if default_cuda_stream_priority is not None:
+            _warn("The `default_cuda_stream_priority` is deprecated and has no effect.")
+        if max_streams is not None:
+            _warn("The `max_streams` is deprecated and has no effect.")
+        if seed is not None and seed < 0:
+            _warn("The use of negative seed to use automatic seed asignment is deprecated. "
+                  "Use `None` instead.")
+            seed = None
         if isinstance(prefetch_queue_depth, dict):
             if set(prefetch_queue_depth) != {"cpu_size", "gpu_size"}:
                 raise ValueError('prefetch_queue_depth must be an int or {"cpu_size": x, "gpu_size": y}')
-            if not exec_async or not exec_pipelined:
-                raise ValueError("separated prefetch queues need exec_async=True and exec_pipelined=True")
-        elif not isinstance(prefetch_queue_depth, int) or prefetch_queue_depth < 1:
+            if not exec_async:
+                raise ValueError("`exec_async` must not evaluate to `False` when using separated "
+                                 "queues.")
+            if not exec_pipelined:
+                raise ValueError("separated prefetch queues need exec_pipelined=True")
+        elif not isinstance(prefetch_queue_depth, int):
+            raise TypeError("Expected prefetch_queue_depth to be either int or Dict[int, int]")
+        elif prefetch_queue_depth < 1:
             raise ValueError(f"prefetch_queue_depth must be a positive int, got {prefetch_queue_depth!r}")
+        check_declarations(output_dtype, output_ndim, output_layout)
+        if exec_dynamic is None and exec_pipelined and exec_async and not isinstance(
+                prefetch_queue_depth, dict):
+            exec_dynamic = True  # DALI's default executor
         self._batch_size = batch_size
         self._num_threads = num_threads
         self._device_id = -1 if device_id is None else device_id
@@ -79,17 +104,21 @@ class Pipeline:
         self._prefetch_queue_depth = prefetch_queue_depth
         self._bytes_per_sample = bytes_per_sample
         self._set_affinity = set_affinity
-        self._max_streams = max_streams
-        self._default_cuda_stream_priority = default_cuda_stream_priority
         self._enable_memory_stats = enable_memory_stats
         self._py_num_workers = py_num_workers
         self._py_start_method = py_start_method
         self._py_callback_pickler = py_callback_pickler
         self._output_dtype = output_dtype
         self._output_ndim = output_ndim
-        self._exec_dynamic = exec_dynamic or experimental_exec_dynamic
+        self._output_layout = output_layout
+        self._declared = None  # per output: (dtype, ndim, layout), set by build()
+        self._exec_dynamic = exec_dynamic
+        self._stream_policy = stream_policy
+        self._concurrency = concurrency
+        self._next_op_id_counter = 0
         self._ops = []  # operators created while this pipeline was current
-        self._outputs = None
+        self._graph_out = None  # set_outputs()'s nodes
+        self._outputs = None  # the graph's outputs, once defined
         self._sinks = []
         self._backend = None
         self._document = None
@@ -112,7 +141,10 @@ class Pipeline:
 
     @staticmethod
     def push_current(pipeline):
+        """Makes `pipeline` current; returns the previous current pipeline."""
+        prev = Pipeline.current()
         _stack().append(pipeline)
+        return prev
 
     @staticmethod
     def pop_current():
@@ -129,20 +161,22 @@ class Pipeline:
     def _register_op(self, op):
         self._ops.append(op)
 
+    def _next_op_id(self):
+        """Numbers this pipeline's operators for their default names, so that equal pipelines
+        get equal names (and equal serialize() documents)."""
+        i = self._next_op_id_counter
+        self._next_op_id_counter += 1
+        return i
+
     # --- graph --------------------------------------------------------------------------------
     def define_graph(self):
         """Override in subclasses to build the graph; return the outputs."""
-        raise NotImplementedError(
-            "define the graph with @pipeline_def, set_outputs() or by overriding define_graph()")
+        raise NotImplementedError
 
     def set_outputs(self, *output_data_nodes):
-        """Sets the pipeline's outputs (instead of overriding define_graph)."""
-        outs = []
-        for i, node in enumerate(output_data_nodes):
-            if not isinstance(node, DataNode):
-                raise TypeError(f"pipeline output {i} must be a DataNode, got {type(node).__name__}")
-            outs.append(node)
-        self._outputs = outs
+        """Sets the pipeline's outputs (instead of overriding define_graph): DataNodes, or
+        constants (numbers, lists of numbers, arrays), which become constant operators."""
+        self._graph_out = output_data_nodes
 
     def add_sink(self, edge):
         """Keeps `edge`'s operator (and what it needs) even though it is not an output."""
@@ -173,26 +207,36 @@ class Pipeline:
         return order
 
     def _define(self, define_graph=None):
+        if define_graph is not None and self._graph_out is not None:
+            raise RuntimeError(
+                "Duplicate graph definition - `define_graph` argument should not be specified "
+                "when graph was defined with a call to `set_outputs`.")
         if self._outputs is not None:
-            if define_graph is not None:
-                raise RuntimeError("build(define_graph): the outputs were already set with set_outputs()")
             return
-        with self:
-            outs = (define_graph or self.define_graph)()
-        if isinstance(outs, DataNode):
-            outs = (outs,)
-        self.set_outputs(*(outs or ()))
+        if self._graph_out:  # as in DALI, set_outputs() without outputs leaves define_graph
+            outs = self._graph_out
+        else:
+            with self:
+                outs = (define_graph or self.define_graph)()
+        outs = list(outs) if isinstance(outs, (list, tuple)) else [outs]
+        with self:  # constants become operators of this pipeline
+            self._outputs = graph_outputs(outs)
 
     def build(self, define_graph=None):
         """Builds the pipeline (safe to call again)."""
         if self._backend is not None:
             return
-        if self._batch_size is None or self._batch_size < 1:
-            raise ValueError(f"batch_size must be a positive integer, got {self._batch_size}")
         if self._num_threads is None or self._num_threads < 1:
-            raise ValueError(f"num_threads must be a positive integer, got {self._num_threads}")
+            raise ValueError(
+                "Pipeline created with `num_threads` < 1 can only be used for serialization.")
+        if self._batch_size is None or self._batch_size < 1:
+            raise ValueError(f"Invalid batch size: {self._batch_size}. Please set a positive "
+                             "integer.")
         self._define(define_graph)
         ops = self._collect()
+        require_unique_names(ops)
+        self._declared = per_output(self._output_dtype, self._output_ndim, self._output_layout,
+                                    len(self._outputs))
         self._document = document_for(self, ops)
         self._attach(ops)
         self._backend = _sluice.PipelineBackend(self._document)
@@ -212,11 +256,14 @@ class Pipeline:
 
     # --- running ----------------------------------------------------------------------------
     def _check_api(self, mode):
-        if self._api_check and self._api_mode not in (None, mode):
-            raise RuntimeError(
-                "run() cannot be mixed with schedule_run() / share_outputs() / release_outputs() "
-                "on the same pipeline")
-        self._api_mode = mode
+        """run() ("BASIC") and the scheduled calls ("SCHEDULED") do not mix, as in DALI."""
+        if not self._api_check:
+            return
+        if self._api_mode is None:
+            self._api_mode = mode
+        elif self._api_mode != mode:
+            raise RuntimeError(f"Mixing pipeline API type. Currently used: PipelineAPIType."
+                               f"{self._api_mode}, but trying to use PipelineAPIType.{mode}")
 
     def enable_api_check(self, enable):
         """Enables or disables the check that run() is not mixed with the scheduled API."""
@@ -255,7 +302,7 @@ class Pipeline:
 
     def schedule_run(self):
         """Runs the pipeline without returning the outputs (see share_outputs())."""
-        self._check_api("scheduled")
+        self._check_api("SCHEDULED")
         self._schedule()
 
     def _schedule(self):
@@ -271,46 +318,68 @@ class Pipeline:
         else:
             self._schedule_one()
 
-    def share_outputs(self):
-        """The outputs of the next iteration (blocks). Release them with release_outputs()."""
-        self._check_api("scheduled")
+    def share_outputs(self, cuda_stream=None):
+        """The outputs of the next iteration (blocks). Release them with release_outputs().
+        Raises StopIteration when no iteration is scheduled (at the end of the data). GPU
+        outputs are ready on any stream: DLPack consumers wait on the pipeline's event."""
+        self._check_api("SCHEDULED")
         return self._share()
 
     def _share(self):
         self.build()
         if self._scheduled == 0:
-            if self._end:
-                raise StopIteration
-            raise RuntimeError("no iteration is scheduled: call schedule_run() (or run()) first")
+            raise StopIteration
         self._scheduled -= 1
         for name in self._fed_only:
             self._fed_count[name] = max(0, self._fed_count.get(name, 0) - 1)
         outputs, self._last_info = self._backend.share_outputs()
-        self._validate(outputs)
-        return outputs
+        check_iteration(outputs, self._declared)
+        return tuple(outputs)
 
     def release_outputs(self):
         """Gives the buffers of the oldest shared iteration back to the pipeline."""
-        self._check_api("scheduled")
+        self._check_api("SCHEDULED")
         if self._backend is not None:
             self._backend.release_outputs()
 
-    def outputs(self):
+    def outputs(self, cuda_stream=None):
         """Releases the previous outputs and returns the next ones (blocks); raises
         StopIteration at the end of the data."""
+        self._check_api("SCHEDULED")
+        return self._next_outputs()
+
+    def _next_outputs(self):
         self.build()
         self._backend.release_outputs()
         return self._share()
 
-    def run(self, **feed):
-        """Runs one iteration and returns its outputs (prefetching the next ones)."""
-        self._check_api("run")
-        for name, data in feed.items():
+    def _pipeline_inputs_possible(self):
+        if not self._exec_pipelined:
+            return True
+        return self.cpu_queue_size <= 1 and self.gpu_queue_size <= 1
+
+    def run(self, cuda_stream=None, /, **pipeline_inputs):
+        """Runs one iteration and returns its outputs (prefetching the next ones). Keyword
+        arguments feed the external sources of those names first, which needs
+        prefetch_queue_depth=1 or exec_pipelined=False, as in DALI."""
+        if pipeline_inputs and not self._pipeline_inputs_possible():
+            raise RuntimeError(f"""
+                When using pipeline_inputs named arguments, either
+                `prefetch_queue_depth` in Pipeline constructor shall be set to 1 (for both devices)
+                or `exec_pipelined` shall be set to False.
+                Received: prefetch_queue_depth={self.prefetch_queue_depth},
+                exec_pipelined={self.exec_pipelined}.
+                Please set the `prefetch_queue_depth` or `exec_pipelined` argument in the Pipeline
+                constructor properly or provide inputs to DALI Pipeline via another mean
+                (e.g. `feed_input` function or `source` argument in the `fn.external_source`
+                operator.)""")
+        self.build()
+        for name, data in pipeline_inputs.items():
             self.feed_input(name, data)
-        if self._backend is not None:
-            self._backend.release_outputs()  # room for the next iteration
+        self._check_api("BASIC")
+        self._backend.release_outputs()  # room for the next iteration
         self._schedule()
-        return self.outputs()
+        return self._next_outputs()
 
     def reset(self):
         """Starts again after the end of the data or after an error."""
@@ -332,141 +401,27 @@ class Pipeline:
         """Feeds one batch to an external_source (by DataNode or name) for the next iteration."""
         self.build()
         name = data_node.source.name if isinstance(data_node, DataNode) else data_node
+        if name not in self._input_names():
+            raise KeyError(f'Could not find an input operator with name "{name}"')
         from sluice.external_source import normalize_batch
 
         self._backend.feed_input(name, normalize_batch(data), layout or "")
         self._fed_count[name] = self._fed_count.get(name, 0) + 1
 
-    def _validate(self, outputs):
-        for what, expected, actual in (
-            ("dtype", self._output_dtype, [o.dtype for o in outputs]),
-            ("ndim", self._output_ndim, [len(o.shape()[0]) if len(o) else None for o in outputs]),
-        ):
-            if expected is None:
-                continue
-            exp = expected if isinstance(expected, (list, tuple)) else [expected] * len(outputs)
-            if len(exp) != len(outputs):
-                raise RuntimeError(f"output_{what} lists {len(exp)} values for {len(outputs)} outputs")
-            for i, (e, a) in enumerate(zip(exp, actual)):
-                if e is None:
-                    continue
-                e = DALIDataType(e) if what == "dtype" else e
-                if a != e:
-                    raise RuntimeError(f"pipeline output {i} has {what} {a}, but output_{what}={e} was declared")
-
-    # --- information -------------------------------------------------------------------------
-    def epoch_size(self, name=None):
-        """Epoch size of the reader `name`, or {reader: epoch size} for all readers."""
-        if name is not None:
-            return self.reader_meta(name)["epoch_size"]
-        return {k: v["epoch_size"] for k, v in self.reader_meta().items()}
-
-    def reader_meta(self, name=None):
-        """DALI's reader metadata: epoch_size, epoch_size_padded, number_of_shards, shard_id,
-        pad_last_batch, stick_to_shard (and batches_per_epoch)."""
-        self.build()
-        if name is None:
-            return {n: self._backend.reader_meta(n) for n in self._backend.reader_names()}
-        meta = self._backend.reader_meta(name)
-        if meta is None:
-            raise ValueError(f"operator '{name}' is not a reader")
-        return meta
-
-    def executor_statistics(self):
-        """Per operator: runs and time; with enable_memory_stats the real and reserved memory
-        of each output (real_memory_size, max_real_memory_size, reserved_memory_size,
-        max_reserved_memory_size)."""
-        self.build()
-        return self._backend.executor_statistics()
-
-    def bottleneck_report(self):
-        """Per-operator time and memory, stage occupancy and which stage limits throughput,
-        with advice (see sluice.profile)."""
-        from sluice.profile import bottleneck_report
-
-        self.build()
-        return bottleneck_report(self)
-
-    def last_batch_info(self):
-        """Bookkeeping of the last shared iteration (reader epoch, valid samples, ...)."""
-        return self._last_info
-
-    def serialize(self, define_graph=None, filename=None):
-        """The pipeline as a JSON document (data only, never code)."""
-        if self._document is None:
-            self._define(define_graph)
-            self._document = document_for(self, self._collect())
-        if filename is not None:
-            with open(filename, "w") as f:
-                f.write(self._document)
-        return self._document
-
-    @classmethod
-    def deserialize(cls, serialized_pipeline=None, filename=None, **kwargs):
-        """A built pipeline from serialize()'s document; kwargs override its parameters."""
-        doc = load_document(serialized_pipeline, filename)
-        params = dict(doc.get("params", {}))
-        params.update(kwargs)
-        pipe = cls(**params)
-        pipe._outputs = [DataNode(n) for n in doc["outputs"]]
-        doc["params"] = params_json(pipe)
-        pipe._document = json.dumps(doc)
-        pipe._fed_only = [op["name"] for op in doc["ops"] if op["type"] == "external_source"]
-        pipe._backend = _sluice.PipelineBackend(pipe._document)
-        _live.add(pipe)
-        return pipe
-
-    def deserialize_and_build(self, serialized_pipeline):
-        """Replaces this pipeline's graph with a serialised one and builds it."""
-        other = Pipeline.deserialize(serialized_pipeline)
-        self.__dict__.update(other.__dict__)
-        _live.add(self)
-
-    def save_graph_to_dot_file(self, filename, show_tensors=False, show_ids=False, use_colors=False):
-        """Writes the (pruned) graph in Graphviz format."""
-        self.build()
-        with open(filename, "w") as f:
-            f.write(self._backend.dot(show_tensors, show_ids, use_colors))
-
     def start_py_workers(self):
         """Parallel external sources are not supported; nothing to start."""
 
-    def checkpoint(self, filename=None):
-        raise NotImplementedError("Pipeline.checkpoint(): checkpointing is not supported yet")
-
-    # --- properties -------------------------------------------------------------------------
-    batch_size = property(lambda self: self._batch_size, doc="Maximum batch size.")
-    max_batch_size = property(lambda self: self._batch_size, doc="Maximum batch size.")
-    num_threads = property(lambda self: self._num_threads)
-    device_id = property(lambda self: None if self._device_id < 0 else self._device_id)
-    seed = property(lambda self: None if self._seed is None or self._seed < 0 else self._seed)
-    exec_pipelined = property(lambda self: self._exec_pipelined)
-    exec_async = property(lambda self: self._exec_async)
-    exec_separated = property(lambda self: isinstance(self._prefetch_queue_depth, dict))
-    exec_dynamic = property(lambda self: self._exec_dynamic)
-    prefetch_queue_depth = property(lambda self: self._prefetch_queue_depth)
-    set_affinity = property(lambda self: self._set_affinity)
-    max_streams = property(lambda self: self._max_streams)
-    default_cuda_stream_priority = property(lambda self: self._default_cuda_stream_priority)
-    enable_memory_stats = property(lambda self: self._enable_memory_stats)
-    py_num_workers = property(lambda self: self._py_num_workers)
-    py_start_method = property(lambda self: self._py_start_method)
-
-    @property
-    def cpu_queue_size(self):
-        d = self._prefetch_queue_depth
-        return d["cpu_size"] if isinstance(d, dict) else d
-
-    @property
-    def gpu_queue_size(self):
-        d = self._prefetch_queue_depth
-        return d["gpu_size"] if isinstance(d, dict) else d
-
-    def output_dtype(self):
-        return self._output_dtype
-
-    def output_ndim(self):
-        return self._output_ndim
+    def _load(self, doc):
+        apply_params(self, doc["params"])
+        self._outputs = [DataNode(n) for n in doc["outputs"]]
+        self._declared = per_output(self._output_dtype, self._output_ndim, self._output_layout,
+                                    len(self._outputs))
+        self._document = json.dumps(doc)
+        self._groups, self._fed_count, self._scheduled = [], {}, 0
+        self._first_run, self._end, self._api_mode = True, False, None
+        self._fed_only = [op["name"] for op in doc["ops"] if op["type"] == "external_source"]
+        self._backend = _sluice.PipelineBackend(self._document)
+        _live.add(self)
 
     # --- teardown ---------------------------------------------------------------------------
     def _close(self):

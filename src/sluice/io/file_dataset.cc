@@ -65,12 +65,14 @@ std::string join_entry(const std::string& root, const std::string& entry) {
 }
 
 // Turns raw entries into dataset entries: checks spelling, joins with the root, and checks on
-// disk (in parallel) that none resolves outside the root. Reports the first bad entry in order.
+// disk (in parallel) that the entries of `contained` do not resolve outside the root. Reports the
+// first bad entry in order.
 void resolve_entries(std::vector<FileEntry>& entries, const std::string& root,
-                     const EntrySource& source, const FileDatasetOptions& options) {
-  const bool allow = options.allow_paths_outside_root;
+                     const std::vector<char>& contained, const EntrySource& source,
+                     const FileDatasetOptions& options) {
+  std::vector<int64_t> checked;  // the entries to keep inside the root
   for (size_t i = 0; i < entries.size(); ++i) {
-    std::string problem = lexical_problem(entries[i].path, allow);
+    std::string problem = lexical_problem(entries[i].path, !contained[i]);
     if (!problem.empty()) {
       // Hint at the flag only for what the flag accepts.
       const bool always_bad = !lexical_problem(entries[i].path, true).empty();
@@ -80,38 +82,37 @@ void resolve_entries(std::vector<FileEntry>& entries, const std::string& root,
           always_bad ? "" : " (set allow_paths_outside_root to accept paths outside the root)"));
     }
     entries[i].path = join_entry(root, entries[i].path);
+    if (contained[i]) checked.push_back(static_cast<int64_t>(i));
   }
-  if (allow) return;
+  if (checked.empty()) return;
 
-  const std::string canonical_root = io_detail::canonical_directory(
-      root.empty() ? std::string(".") : root, !options.file_root.empty() ? "file_root"
-                                              : root.empty()             ? "the working directory"
-                                                             : "the file list's folder");
-  const int64_t n = static_cast<int64_t>(entries.size());
+  const std::string canonical_root = io_detail::canonical_directory(root, "file_root");
+  const int64_t n = static_cast<int64_t>(checked.size());
   const int64_t chunks = (n + kCheckChunk - 1) / kCheckChunk;
-  // Per chunk: index of its first bad entry (or n) and why. Picking the lowest afterwards makes
-  // the reported entry independent of thread timing.
+  // Per chunk: position (in `checked`) of its first bad entry (or n) and why. Picking the lowest
+  // afterwards makes the reported entry independent of thread timing.
   std::vector<std::pair<int64_t, std::string>> first_bad(chunks, {n, {}});
   io_detail::run_parallel(chunks, options.pool, options.num_threads, [&](int64_t c) {
     ContainmentChecker checker(root, canonical_root);
     const int64_t chunk_end = std::min(n, (c + 1) * kCheckChunk);
+    auto path_at = [&](int64_t k) -> const std::string& { return entries[checked[k]].path; };
     // Entries of one folder tend to be listed together: check such a run with one readdir of
     // the folder instead of an lstat per entry.
-    for (int64_t i = c * kCheckChunk; i < chunk_end;) {
-      const std::string_view folder = parent_of(entries[i].path);
-      int64_t run_end = i + 1;
-      while (run_end < chunk_end && parent_of(entries[run_end].path) == folder) ++run_end;
+    for (int64_t k = c * kCheckChunk; k < chunk_end;) {
+      const std::string_view folder = parent_of(path_at(k));
+      int64_t run_end = k + 1;
+      while (run_end < chunk_end && parent_of(path_at(run_end)) == folder) ++run_end;
       std::optional<std::vector<std::string>> links;
-      if (run_end - i >= kFolderScanRun) {
+      if (run_end - k >= kFolderScanRun) {
         std::string problem = checker.folder_problem(std::string(folder));
         if (!problem.empty()) {
-          first_bad[c] = {i, std::move(problem)};
+          first_bad[c] = {k, std::move(problem)};
           return;
         }
         links = ContainmentChecker::symlinks_in(std::string(folder));
       }
-      for (; i < run_end; ++i) {
-        const std::string& path = entries[i].path;
+      for (; k < run_end; ++k) {
+        const std::string& path = path_at(k);
         std::string problem;
         if (!links) {
           problem = checker.problem(path);
@@ -120,19 +121,26 @@ void resolve_entries(std::vector<FileEntry>& entries, const std::string& root,
           problem = checker.link_problem(path);
         }
         if (!problem.empty()) {
-          first_bad[c] = {i, std::move(problem)};
+          first_bad[c] = {k, std::move(problem)};
           return;
         }
       }
     }
   });
-  for (const auto& [i, problem] : first_bad) {
-    if (i < n) {
+  for (const auto& [k, problem] : first_bad) {
+    if (k < n) {
+      const int64_t i = checked[k];
       throw InvalidArgument(
           make_string(source.describe(i), ": entry '", entries[i].path, "' is rejected: ", problem,
                       " (set allow_paths_outside_root to accept paths outside the root)"));
     }
   }
+}
+
+// Whether file_root is to contain the entries: only a given file_root does (DALI reads every
+// path as given; Sluice keeps what a file list or `files` names under file_root inside it).
+bool contain_in_root(const FileDatasetOptions& options) {
+  return !options.file_root.empty() && !options.allow_paths_outside_root;
 }
 
 FileDataset list_from_file_list(const FileDatasetOptions& options) {
@@ -187,7 +195,9 @@ FileDataset list_from_file_list(const FileDatasetOptions& options) {
   }
   SLUICE_CHECK(!ds.entries.empty(), InvalidArgument, "file_list '", options.file_list,
                "' lists no files (only blank or comment lines)");
-  resolve_entries(ds.entries, ds.root, source, options);
+  // Every entry of a list is kept inside file_root, absolute ones included (they are refused).
+  resolve_entries(ds.entries, ds.root,
+                  std::vector<char>(ds.entries.size(), contain_in_root(options)), source, options);
   return ds;
 }
 
@@ -204,7 +214,13 @@ FileDataset list_from_files(const FileDatasetOptions& options) {
     int32_t label = options.labels ? (*options.labels)[i] : static_cast<int32_t>(i);
     ds.entries.push_back({options.files[i], label});
   }
-  resolve_entries(ds.entries, ds.root, EntrySource{}, options);
+  // Absolute paths are read as given; relative ones are joined to file_root and kept inside it.
+  std::vector<char> contained(ds.entries.size());
+  for (size_t i = 0; i < contained.size(); ++i) {
+    contained[i] =
+        contain_in_root(options) && !ds.entries[i].path.empty() && ds.entries[i].path[0] != '/';
+  }
+  resolve_entries(ds.entries, ds.root, contained, EntrySource{}, options);
   return ds;
 }
 

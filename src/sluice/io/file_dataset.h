@@ -24,13 +24,17 @@
 //      directory when no file_root is given. Without `labels`, the labels are 0..N-1, as DALI
 //      documents ("if not used, sequential 0-based indices are used as labels").
 //
-// Path safety (reliability.md §5). Lists and directory trees are untrusted input, so unless
-// `allow_paths_outside_root` is set:
-//  - an entry of (b) or (c) that is absolute, whose `..` components climb above the root, or
-//    that resolves outside the root through a symlink (in the file or any folder above it) is
-//    rejected with InvalidArgument naming the entry (and the list file and line number);
+// Path safety (reliability.md §5). Lists and directory trees are untrusted input; a given
+// `file_root` contains them. Unless `allow_paths_outside_root` is set:
+//  - with `file_root`, an entry of (b), or a relative entry of (c), that is absolute, whose `..`
+//    components climb above file_root, or that resolves outside it through a symlink (in the
+//    file or any folder above it) is rejected with InvalidArgument naming the entry (and the
+//    list file and line number);
 //  - while listing (a), symlinked files and folders are followed only when they resolve inside
 //    the root; others are skipped.
+// Without `file_root` nothing contains the entries, and an absolute entry of (c) is never
+// joined to file_root: such paths are read as given, as DALI reads them (`files` comes from the
+// program, and a list without file_root names its files relative to itself, wherever they are).
 // Always rejected in (b) and (c): empty paths and paths containing NUL, newline or CR.
 // Containment is checked when the dataset is listed; a symlink planted afterwards is not seen.
 // Entries that do not exist pass the listing (reading them reports the error, naming the file).
@@ -59,8 +63,9 @@ struct FileEntry {
 // The result of listing: entries in dataset-index order.
 struct FileDataset {
   std::vector<FileEntry> entries;
-  // The directory entries were resolved against and checked to stay inside, as given, trailing
-  // slashes removed: file_root, else the list file's folder, else "" (the working directory).
+  // The directory relative entries were resolved against (and, when it is file_root, checked
+  // to stay inside), as given, trailing slashes removed: file_root, else the list file's
+  // folder, else "" (the working directory).
   std::string root;
   // Mode (a) only: class folder names, class_names[label].
   std::vector<std::string> class_names;

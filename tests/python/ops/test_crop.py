@@ -1,10 +1,12 @@
-"""crop against numpy (windows, padding); the GPU operator against the CPU one."""
+"""crop against numpy (windows, padding) and DALI (per-sample windows, extents of 0); the GPU
+operator against the CPU one."""
 
 import math
 
 import numpy as np
 import pytest
 
+from dali_reference import run_dali, run_sluice
 from op_testing import compare_gpu_cpu, random_images
 from sluice import fn, pipeline_def
 
@@ -31,6 +33,38 @@ def test_crop_and_padding_equal_numpy():
         y0, x0 = -roundf(0.5 * (h - 40)), -roundf(0.5 * (w - 40))
         assert np.array_equal(padded[y0:y0 + h, x0:x0 + w], img)
         assert padded[0, 0].tolist() == [1, 2, 3]
+
+
+def per_sample_windows(fn, types, x, crop, crop_h, crop_w, pos):
+    return (fn.crop(x, crop=crop, crop_pos_x=pos, crop_pos_y=pos),
+            fn.crop(x, crop_h=crop_h * 2, crop_w=crop_w, out_of_bounds_policy="pad"))
+
+
+def test_per_sample_windows_from_argument_inputs_equal_dali(tmp_path):
+    rng = np.random.default_rng(4)
+    images = [rng.integers(0, 256, (h, w, 3), np.uint8) for h, w in ((8, 9), (5, 5), (7, 3))]
+    crops = [np.array(c, np.float32) for c in ((3, 4), (0, 2.9), (7, 2))]  # 0: the whole extent
+    pos = [np.array(p, np.float32) for p in (0.0, 0.5, 1.0)]
+    inputs = [images, crops, [c[:1] for c in crops], [c[1:] for c in crops], pos]
+    layouts = ["HWC", None, None, None, None]
+    ours, ref = run_sluice(per_sample_windows, inputs, layouts), None
+    assert [o.shape for o in ours[0]] == [(3, 4, 3), (5, 2, 3), (7, 2, 3)]
+    ref = run_dali(per_sample_windows, inputs, tmp_path, layouts)
+    for k in range(2):
+        for i in range(3):
+            np.testing.assert_array_equal(ours[k][i], ref[k][i], err_msg=f"output {k} sample {i}")
+
+
+@pytest.mark.gpu
+def test_gpu_per_sample_windows_equal_cpu():
+    data = random_images(np.random.default_rng(5), 4)
+    crops = [np.array(c, np.float32) for c in ((30, 40), (0, 25), (10, 0), (500, 3))]
+
+    def graph(x, d):
+        c = fn.external_source(lambda: crops)
+        return fn.crop(x, crop=c, out_of_bounds_policy="pad", fill_values=[9], device=d)
+
+    compare_gpu_cpu(graph, data, atol=0)
 
 
 @pytest.mark.gpu

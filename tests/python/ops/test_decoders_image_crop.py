@@ -40,3 +40,18 @@ def test_crops_of_a_progressive_jpeg_with_missing_scans_equal_the_full_decode():
     for (px, py), out in zip(positions, outs[1:]):
         y, x = int(np.floor(py * 50 + 0.5)), int(np.floor(px * 100 + 0.5))
         assert np.array_equal(out[0], full[y:y + 25, x:x + 14]), (px, py)
+
+
+def test_per_sample_crop_from_an_argument_input(shared_data):
+    # DALI's schema takes `crop` as a per-sample tensor: each sample gets its own window.
+    paths = [shared_data / "photos" / n for n in ("pixabay_horse-197199_1280.jpg", "ijg_testorig.jpg")]
+    blobs = [p.read_bytes() for p in paths]
+    crops = [np.array(c, np.float32) for c in ((101, 77), (40, 130))]
+    full, crop = run_on_bytes(blobs, lambda x: (
+        fn.decoders.image(x),
+        fn.decoders.image_crop(x, crop=fn.external_source(lambda: crops), crop_pos_x=0.3)))
+    for f, c, (ch, cw) in zip(full, crop, crops):
+        h, w = f.shape[:2]
+        ch, cw = int(ch), int(cw)
+        y, x = rnd(0.5 * (h - ch)), rnd(0.3 * (w - cw))
+        assert np.array_equal(c, f[y:y + ch, x:x + cw])

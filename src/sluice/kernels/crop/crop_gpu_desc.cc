@@ -120,7 +120,8 @@ CmnGpuSample make_cmn_gpu_sample(ImageView<const uint8_t> in, void* out, const C
                InvalidArgument, "crop_mirror_normalize (GPU): input is null", where(sample));
   SLUICE_CHECK(static_cast<int>(table.mean.size()) == table.channels &&
                    static_cast<int>(table.k.size()) == table.channels &&
-                   static_cast<int>(table.fill.size()) == table.channels,
+                   static_cast<int>(table.fill.size()) == table.out_channels &&
+                   table.out_channels <= kCmnGpuMaxChannels,
                InvalidArgument,
                "crop_mirror_normalize (GPU): table not built by make_cmn_channel_table",
                where(sample));
@@ -133,8 +134,8 @@ CmnGpuSample make_cmn_gpu_sample(ImageView<const uint8_t> in, void* out, const C
   for (int c = 0; c < table.channels; ++c) {
     s.mean[c] = table.mean[c];
     s.k[c] = table.k[c];
-    s.fill[c] = table.fill[c];
   }
+  for (int c = 0; c < table.out_channels; ++c) s.fill[c] = table.fill[c];
   return s;
 }
 

@@ -167,6 +167,8 @@ void emulate_cmn(DType type, std::mt19937& gen) {
         p.scale = type == DType::kUInt8 || type == DType::kInt8 ? 60.0f : 1.0f;
         p.shift = type == DType::kUInt8 ? 128.0f : 0.0f;
         p.fill_values = {7.0f};
+        if (C == 3) p.fill_values = {7.0f, -2.0f, 300.0f, 9.5f};  // one per output channel
+        if (C == 3 && !pad) p.fill_values.pop_back();
         const CmnChannelTable table = make_cmn_channel_table(p, C);
         struct Spec {
           int64_t h, w;

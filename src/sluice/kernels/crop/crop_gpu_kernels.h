@@ -134,20 +134,18 @@ SLUICE_HOST_DEVICE constexpr int cmn_pixels_per_item() {
 }
 
 // Per-sample constants of the CMN kernel, loaded once per thread. C input channels, OC >= C
-// output channels (pad_output adds zero channels).
+// output channels (pad_output adds channels that hold their fill value everywhere).
 template <typename Out, int C, int OC>
 struct CmnSampleConstants {
   float mean[C], k[C];
   Out fill[OC];
-  Out zero;
   float shift;
 
   SLUICE_HOST_DEVICE explicit CmnSampleConstants(const CmnGpuSample& s) {
     SLUICE_UNROLL
     for (int c = 0; c < C; ++c) mean[c] = s.mean[c], k[c] = s.k[c];
     SLUICE_UNROLL
-    for (int c = 0; c < OC; ++c) fill[c] = float_to<Out>(c < C ? s.fill[c] : 0.0f);
-    zero = float_to<Out>(0.0f);
+    for (int c = 0; c < OC; ++c) fill[c] = float_to<Out>(s.fill[c]);
     shift = s.shift;
   }
 };
@@ -185,7 +183,7 @@ SLUICE_HOST_DEVICE inline void cmn_item(const CmnGpuSample& s,
             cmn_normalize(static_cast<float>(load_ro(px + c)), sc.mean[c], sc.k[c], sc.shift));
       }
       SLUICE_UNROLL
-      for (int c = C; c < OC; ++c) v[p * OC + c] = sc.zero;
+      for (int c = C; c < OC; ++c) v[p * OC + c] = sc.fill[c];
     } else {
       SLUICE_UNROLL
       for (int c = 0; c < OC; ++c) v[p * OC + c] = sc.fill[c];

@@ -37,7 +37,7 @@ struct CmnGpuSample {
   float shift = 0.0f;
   float mean[kCmnGpuMaxChannels] = {};
   float k[kCmnGpuMaxChannels] = {};
-  float fill[kCmnGpuMaxChannels] = {};  // output-space values, converted by the kernel
+  float fill[kCmnGpuMaxChannels] = {};  // per output channel, output space; kernel converts
 };
 
 namespace crop_detail {

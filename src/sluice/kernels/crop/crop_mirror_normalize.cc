@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <limits>
+#include <string>
 
 #include "sluice/core/error.h"
 #include "sluice/kernels/crop/crop_math.h"
@@ -14,9 +15,20 @@ float per_channel(const std::vector<float>& v, int c) {
   return v.size() == 1 ? v[0] : v[c];
 }
 
-void check_per_channel(const std::vector<float>& v, int channels, const char* name) {
-  SLUICE_CHECK(v.size() == 1 || static_cast<int>(v.size()) == channels, InvalidArgument, name,
-               " must hold 1 value or one per channel (", channels, "), got ", v.size(), " values");
+// `v` holds one value, one per output channel (`out_channels`: pad_output's count) or, when
+// `per_input` (mean and std), one per input channel.
+void check_per_channel(const std::vector<float>& v, int channels, int out_channels, bool per_input,
+                       const char* name) {
+  const int n = static_cast<int>(v.size());
+  if (n != 1 && n != out_channels && !(per_input && n == channels)) {
+    std::string counts =
+        out_channels == channels ? make_string("one per channel (", channels, ")")
+        : per_input
+            ? make_string("one per channel (", channels, ", or ", out_channels, " with pad_output)")
+            : make_string("one per output channel (", out_channels, " with pad_output)");
+    throw InvalidArgument(
+        make_string(name, " must hold 1 value or ", counts, ", got ", n, " values"));
+  }
   for (size_t i = 0; i < v.size(); ++i) {
     SLUICE_CHECK(std::isfinite(v[i]), InvalidArgument, name, "[", i, "] must be finite, got ",
                  v[i]);
@@ -44,8 +56,7 @@ template <typename In, typename Out>
   const int64_t c_stride = chw ? plane : 1;
   const int64_t p_stride = chw ? 1 : OC;
   std::vector<Out> fill(static_cast<size_t>(OC));
-  for (int c = 0; c < OC; ++c) fill[c] = float_to<Out>(c < C ? t.fill[c] : 0.0f);
-  const Out zero = float_to<Out>(0.0f);
+  for (int c = 0; c < OC; ++c) fill[c] = float_to<Out>(t.fill[c]);
   for (int64_t oy = 0; oy < oh; ++oy) {
     const int64_t sy = win.y + oy;
     const bool row_inside = sy >= 0 && sy < in_h;
@@ -59,7 +70,7 @@ template <typename In, typename Out>
           o[c * c_stride] =
               float_to<Out>(cmn_normalize(to_float(px[c]), t.mean[c], t.k[c], t.shift));
         }
-        for (int c = C; c < OC; ++c) o[c * c_stride] = zero;
+        for (int c = C; c < OC; ++c) o[c * c_stride] = fill[c];
       } else {
         for (int c = 0; c < OC; ++c) o[c * c_stride] = fill[c];
       }
@@ -110,20 +121,22 @@ CmnChannelTable make_cmn_channel_table(const CmnParams& p, int channels) {
   SLUICE_CHECK(is_cmn_out_type(p.out_type), InvalidArgument,
                "crop_mirror_normalize: dtype must be FLOAT, FLOAT16, UINT8 or INT8, got ",
                dtype_name(p.out_type));
-  check_per_channel(p.mean, channels, "mean");
-  check_per_channel(p.stddev, channels, "std");
-  check_per_channel(p.fill_values, channels, "fill_values");
+  const int out_channels = cmn_output_channels(channels, p.pad_output);
+  check_per_channel(p.mean, channels, out_channels, true, "mean");
+  check_per_channel(p.stddev, channels, out_channels, true, "std");
+  check_per_channel(p.fill_values, channels, out_channels, false, "fill_values");
   SLUICE_CHECK(std::isfinite(p.scale), InvalidArgument, "scale must be finite, got ", p.scale);
   SLUICE_CHECK(std::isfinite(p.shift), InvalidArgument, "shift must be finite, got ", p.shift);
   CmnChannelTable t;
   t.channels = channels;
-  t.out_channels = cmn_output_channels(channels, p.pad_output);
+  t.out_channels = out_channels;
   t.out_type = p.out_type;
   t.out_layout = p.out_layout;
   t.shift = p.shift;
   t.mean.resize(channels);
   t.k.resize(channels);
-  t.fill.resize(channels);
+  t.fill.resize(out_channels);
+  for (int c = 0; c < out_channels; ++c) t.fill[c] = per_channel(p.fill_values, c);
   for (int c = 0; c < channels; ++c) {
     const float s = per_channel(p.stddev, c);
     SLUICE_CHECK(s != 0.0f, InvalidArgument, "std must not be 0 (channel ", c, ")");
@@ -132,7 +145,6 @@ CmnChannelTable make_cmn_channel_table(const CmnParams& p, int channels) {
                  "scale / std overflows float for channel ", c, ": scale ", p.scale, ", std ", s);
     t.mean[c] = per_channel(p.mean, c);
     t.k[c] = static_cast<float>(k);
-    t.fill[c] = per_channel(p.fill_values, c);
   }
   return t;
 }

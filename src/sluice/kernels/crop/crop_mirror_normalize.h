@@ -14,10 +14,14 @@
 //     saturate, then round to nearest with halves to even (DALI's default rounding="round" uses
 //     the device's __float2int_rn, which is the same); NaN becomes the lowest value;
 //   * pad_output: the channel dimension grows to the next power of two (3 -> 4), as DALI does;
-//     the added channels are 0 everywhere, including padded pixels (DALI pads the fill values
-//     with zeros for them; its numpy reference expects zeros);
+//     an added channel c holds fill_values[c] (or the single fill value) at every pixel, inside
+//     the image too: DALI treats the added channels as lying outside the input. The operator
+//     passes fill value 0 unless out_of_bounds_policy is "pad" (DALI reads fill_values only
+//     then), so the added channels are usually 0;
 //   * output layout HWC (h, w, C') or CHW (C', h, w), C' = padded channel count.
-// mean, stddev and fill_values hold one value (used for every channel) or one per channel.
+// mean and stddev hold one value (used for every channel), one per input channel, or one per
+// output channel (those of the added channels are not used); fill_values one value or one per
+// output channel (C' values under pad_output).
 //
 // Input element types: uint8_t, int16_t, uint16_t, float. Output: DType::kFloat32, kFloat16,
 // kUInt8, kInt8.
@@ -57,13 +61,14 @@ struct CmnChannelTable {
   float shift = 0.0f;
   std::vector<float> mean;  // C values
   std::vector<float> k;     // C values: scale / std
-  std::vector<float> fill;  // C values, output-space fill for pixels outside the image
+  std::vector<float> fill;  // C' values: output-space fill for pixels outside the image, and
+                            // the value of the added channels (c >= C) everywhere
 };
 
 // Validates `params` for `channels` input channels and resolves them. Throws InvalidArgument
-// when: channels < 1; mean / std / fill_values are empty or hold neither 1 nor `channels`
-// values; a std is 0 or any value is not finite; scale or shift is not finite; k overflows;
-// out_type is not FLOAT / FLOAT16 / UINT8 / INT8.
+// when: channels < 1; mean / std are empty or hold neither 1, `channels` nor C' values;
+// fill_values hold neither 1 nor C' values; a std is 0 or any value is not finite; scale or
+// shift is not finite; k overflows; out_type is not FLOAT / FLOAT16 / UINT8 / INT8.
 CmnChannelTable make_cmn_channel_table(const CmnParams& params, int channels);
 
 // DALI's pad_output channel count.

@@ -175,6 +175,7 @@ void sweep(DType type, float scale, float shift, uint32_t seed) {
           p.mean = {0.485f * 255, 0.456f * 255, 0.406f * 255};
           p.stddev = {0.229f * 255, 0.224f * 255, 0.225f * 255};
           p.fill_values = {0x76, 0xB9, 0x00};
+          if (pad) p.fill_values.push_back(0x42);  // one per output channel
         } else {
           p.mean = {127.5f};
           p.stddev = {0.225f * 255};

@@ -45,9 +45,14 @@ void check_cmn(int64_t H, int64_t W, int C, const CropWindow& window, bool mirro
   p.stddev = cs.stddev;
   p.scale = cs.scale;
   p.shift = cs.shift;
-  p.fill_values = cs.fill;
-  const CmnChannelTable table = make_cmn_channel_table(p, C);
   const int OC = pad ? (C <= 1 ? 1 : C <= 2 ? 2 : C <= 4 ? 4 : 8) : C;
+  // Per-channel fill values are one per output channel: the added channels get their own.
+  std::vector<float> fill = cs.fill;
+  for (int c = static_cast<int>(fill.size()); fill.size() > 1 && c < OC; ++c) {
+    fill.push_back(11.0f * c - 20.5f);
+  }
+  p.fill_values = fill;
+  const CmnChannelTable table = make_cmn_channel_table(p, C);
   ASSERT_EQ(table.out_channels, OC);
   const Shape shape = cmn_output_shape(window, table);
   const Shape want_shape = out_layout == ImageLayout::kCHW ? Shape{OC, window.h, window.w}
@@ -64,10 +69,8 @@ void check_cmn(int64_t H, int64_t W, int C, const CropWindow& window, bool mirro
       const bool inside = sy >= 0 && sy < H && sx >= 0 && sx < W;
       for (int c = 0; c < OC; ++c) {
         Out want;
-        if (c >= C) {
-          want = ref_convert<Out>(0.0f);
-        } else if (!inside) {
-          want = ref_convert<Out>(pick(cs.fill, c));
+        if (c >= C || !inside) {  // added channels hold their fill value everywhere
+          want = ref_convert<Out>(pick(fill, c));
         } else {
           const float x = static_cast<float>(crop_test::as_double(in[(sy * W + sx) * C + c]));
           want = ref_element<Out>(x, pick(cs.mean, c), pick(cs.stddev, c), cs.scale, cs.shift);
@@ -197,6 +200,19 @@ TEST(CropMirrorNormalizeCpu, RejectsBadArgumentsNamingThem) {
   p = {};
   p.fill_values = {1, 2, 3, 4};
   expect_error(p, 3, "fill_values");
+  p.pad_output = true;  // one per output channel: 4
+  EXPECT_EQ(make_cmn_channel_table(p, 3).fill, (std::vector<float>{1, 2, 3, 4}));
+  p.fill_values = {1, 2, 3};
+  expect_error(p, 3, "one per output channel (4 with pad_output), got 3");
+  p.fill_values = {5};
+  EXPECT_EQ(make_cmn_channel_table(p, 3).fill, (std::vector<float>{5, 5, 5, 5}));
+  p.mean = {1, 2, 3, 4};  // mean and std: per input or per output channel
+  p.stddev = {1, 2, 4, 0};
+  const CmnChannelTable padded = make_cmn_channel_table(p, 3);
+  EXPECT_EQ(padded.mean, (std::vector<float>{1, 2, 3}));
+  EXPECT_EQ(padded.k, (std::vector<float>{1, 0.5f, 0.25f}));
+  p.mean = {1, 2};
+  expect_error(p, 3, "one per channel (3, or 4 with pad_output), got 2");
   p = {};
   p.out_type = DType::kInt16;
   expect_error(p, 3, "INT16");

@@ -8,24 +8,24 @@ namespace {
 constexpr int kThreads = 256;
 
 __global__ void random_kernel(RandomDist d, const RandomSample* samples, DType out_type,
-                              const float* values, int num_values) {
+                              const float* values) {
   const RandomSample& s = samples[blockIdx.y];
+  const float* own = values ? values + s.first_value : nullptr;
   for (int64_t i = int64_t{blockIdx.x} * kThreads + threadIdx.x; i < s.n;
        i += int64_t{gridDim.x} * kThreads) {
-    store_sat(s.out, out_type, i,
-              random_value(d, s.rng.nth_u32(i), s.p0, s.p1, values, num_values));
+    store_sat(s.out, out_type, i, random_value(d, s.rng.nth_u32(i), s.p0, s.p1, own, s.num_values));
   }
 }
 
 }  // namespace
 
 void random_gpu(RandomDist d, const RandomSample* samples, int num_samples, int64_t max_n,
-                DType out_type, const float* values, int num_values, void* stream) {
+                DType out_type, const float* values, void* stream) {
   if (num_samples == 0 || max_n == 0) return;
   int64_t bx = (max_n + kThreads - 1) / kThreads;
   dim3 grid(static_cast<unsigned>(bx < 1024 ? bx : 1024), static_cast<unsigned>(num_samples));
   random_kernel<<<grid, kThreads, 0, static_cast<cudaStream_t>(stream)>>>(d, samples, out_type,
-                                                                          values, num_values);
+                                                                          values);
   SLUICE_CUDA_CHECK_LAUNCH();
 }
 

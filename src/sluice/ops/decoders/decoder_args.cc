@@ -81,7 +81,7 @@ OpSchema random_crop_args(OpSchema s) {
 }
 
 OpSchema fixed_crop_args(OpSchema s) {
-  s.optional_arg("crop", ArgType::kFloatList, "Crop size (height, width).")
+  s.optional_arg("crop", ArgType::kFloatList, "Crop size (height, width).", true)
       .optional_arg("crop_h", ArgType::kFloat, "Crop height.", true)
       .optional_arg("crop_w", ArgType::kFloat, "Crop width.", true)
       .arg("crop_pos_x", ArgType::kFloat, 0.5, "Horizontal position of the crop in [0, 1].", true)
@@ -109,7 +109,8 @@ DecoderArgs parse_decoder_args(const OpSpec& spec) {
     a.random.validate();
   } else if (spec.type == "decoders.image_crop") {
     a.crop = DecoderCrop::kFixed;
-    SLUICE_CHECK(spec.has_arg("crop") || spec.has_arg("crop_h") || spec.arg_inputs.count("crop_h"),
+    SLUICE_CHECK(spec.has_arg("crop") || spec.arg_inputs.count("crop") || spec.has_arg("crop_h") ||
+                     spec.arg_inputs.count("crop_h"),
                  InvalidArgument, spec.describe(), ": give crop=(h, w) or crop_h and crop_w");
   } else if (spec.type == "decoders.image_slice") {
     a.crop = DecoderCrop::kSlice;
@@ -129,8 +130,8 @@ std::optional<CropWindow> decoder_window(const DecoderArgs& args, const Workspac
     }
     case DecoderCrop::kFixed: {
       double ch, cw;
-      if (spec.has_arg("crop")) {
-        auto c = spec.arg<std::vector<double>>("crop");
+      if (spec.has_arg("crop") || ws.arg_input("crop")) {
+        auto c = ws.arg_list<double>("crop", sample);
         SLUICE_CHECK(c.size() == 2, InvalidArgument, "crop must be (height, width)");
         ch = c[0];
         cw = c[1];

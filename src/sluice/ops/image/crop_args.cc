@@ -5,9 +5,15 @@
 namespace sluice {
 
 OpSchema crop_window_args(OpSchema s) {
-  s.optional_arg("crop", ArgType::kFloatList, "Crop size (height, width).")
-      .optional_arg("crop_h", ArgType::kFloat, "Crop height in pixels.", true)
-      .optional_arg("crop_w", ArgType::kFloat, "Crop width in pixels.", true)
+  s.optional_arg("crop", ArgType::kFloatList,
+                 "Crop size (height, width), or (depth, height, width): the last two are used. "
+                 "An extent of 0 or less (after truncation to an integer) keeps the whole "
+                 "extent.",
+                 true)
+      .optional_arg("crop_h", ArgType::kFloat,
+                    "Crop height in pixels (truncated; 0 or less: the whole height).", true)
+      .optional_arg("crop_w", ArgType::kFloat,
+                    "Crop width in pixels (truncated; 0 or less: the whole width).", true)
       .arg("crop_pos_x", ArgType::kFloat, 0.5, "Horizontal position of the crop in [0, 1].", true)
       .arg("crop_pos_y", ArgType::kFloat, 0.5, "Vertical position of the crop in [0, 1].", true)
       .enum_arg("out_of_bounds_policy", {"error", "pad", "trim_to_shape"}, "error",
@@ -32,28 +38,42 @@ Shape image_shape(int64_t h, int64_t w, int64_t c, ImageLayout layout) {
   return layout == ImageLayout::kCHW ? Shape{c, h, w} : Shape{h, w, c};
 }
 
+namespace {
+
+// A crop extent as DALI reads it: truncated toward zero; 0 or less keeps the whole extent.
+int64_t crop_extent(double v, const char* name) {
+  SLUICE_CHECK(std::isfinite(v) && std::fabs(v) < 0x1p62, InvalidArgument, name,
+               " must be finite, got ", v);
+  return static_cast<int64_t>(v);
+}
+
+}  // namespace
+
 std::optional<CropWindow> fixed_window(const Workspace& ws, int sample, int64_t height,
                                        int64_t width) {
   const OpSpec& spec = ws.spec();
-  double ch = 0, cw = 0;
-  if (spec.has_arg("crop")) {
-    auto c = spec.arg<std::vector<double>>("crop");
-    SLUICE_CHECK(c.size() == 2, InvalidArgument, "crop must be (height, width), got ", c.size(),
-                 " values");
-    ch = c[0];
-    cw = c[1];
-  } else if (spec.has_arg("crop_h") || ws.arg_input("crop_h") || spec.has_arg("crop_w") ||
-             ws.arg_input("crop_w")) {
-    ch = ws.arg<double>("crop_h", sample);
-    cw = ws.arg<double>("crop_w", sample);
+  auto given = [&](const char* name) { return spec.has_arg(name) || ws.arg_input(name); };
+  const bool has_crop = given("crop"), has_h = given("crop_h"), has_w = given("crop_w");
+  SLUICE_CHECK(has_h == has_w, InvalidArgument,
+               "`crop_w` and `crop_h` arguments must be provided together");
+  int64_t ch = 0, cw = 0;
+  if (has_crop) {
+    SLUICE_CHECK(!has_h, InvalidArgument,
+                 "`crop` argument is not compatible with `crop_h`, `crop_w`, `crop_d`");
+    auto c = ws.arg_list<double>("crop", sample);
+    SLUICE_CHECK(c.size() == 2 || c.size() == 3, InvalidArgument, "`crop` argument should have ",
+                 "2 or 3 elements depending on the input data shape, got ", c.size(),
+                 " for sample ", sample);
+    ch = crop_extent(c[c.size() - 2], "crop");
+    cw = crop_extent(c[c.size() - 1], "crop");
+  } else if (has_h) {
+    ch = crop_extent(ws.arg<double>("crop_h", sample), "crop_h");
+    cw = crop_extent(ws.arg<double>("crop_w", sample), "crop_w");
   } else {
     return std::nullopt;
   }
-  SLUICE_CHECK(ch > 0 && cw > 0, InvalidArgument, "crop size must be positive, got (", ch, ", ", cw,
-               ")");
-  CropWindow w =
-      fixed_crop_window(height, width, std::llround(ch), std::llround(cw),
-                        ws.arg<float>("crop_pos_y", sample), ws.arg<float>("crop_pos_x", sample));
+  CropWindow w = fixed_crop_window(height, width, ch, cw, ws.arg<float>("crop_pos_y", sample),
+                                   ws.arg<float>("crop_pos_x", sample));
   return apply_out_of_bounds_policy(
       w, height, width, parse_out_of_bounds_policy(spec.arg<std::string>("out_of_bounds_policy")));
 }
@@ -68,7 +88,12 @@ CmnChannelTable cmn_table(const Workspace& ws, int sample, int channels) {
   p.stddev = ws.arg_list<float>("std", sample);
   p.scale = spec.arg<float>("scale");
   p.shift = spec.arg<float>("shift");
-  p.fill_values = spec.arg<std::vector<float>>("fill_values");
+  // As DALI, fill_values only count under the "pad" policy (they also fill pad_output's
+  // channels then); otherwise those channels are 0.
+  if (parse_out_of_bounds_policy(spec.arg<std::string>("out_of_bounds_policy")) ==
+      OutOfBoundsPolicy::kPad) {
+    p.fill_values = spec.arg<std::vector<float>>("fill_values");
+  }
   return make_cmn_channel_table(p, channels);
 }
 

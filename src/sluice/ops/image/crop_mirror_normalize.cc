@@ -16,16 +16,21 @@ SLUICE_REGISTER_SCHEMA(
                    "HWC images (uint8 on the GPU; uint8, uint16, int16 or float on the CPU).")
         .devices({OpDevice::kCPU, OpDevice::kGPU})
         .arg("mirror", ArgType::kInt, int64_t{0}, "Flip the image horizontally.", true)
-        .arg("mean", ArgType::kFloatList, std::vector<double>{0.0}, "Mean per channel (or one).",
-             true)
+        .arg("mean", ArgType::kFloatList, std::vector<double>{0.0},
+             "Mean per channel (or one; with pad_output also one per output channel).", true)
         .arg("std", ArgType::kFloatList, std::vector<double>{1.0},
-             "Standard deviation per channel (or one).", true)
+             "Standard deviation per channel (or one; with pad_output also one per output "
+             "channel).",
+             true)
         .arg("scale", ArgType::kFloat, 1.0, "Multiplies the normalised value.")
         .arg("shift", ArgType::kFloat, 0.0, "Added after scaling.")
         .arg("dtype", ArgType::kDType, std::string("FLOAT"),
              "Output type: FLOAT, FLOAT16, UINT8 or INT8.")
         .enum_arg("output_layout", {"CHW", "HWC"}, "CHW", "Layout of the output.")
-        .arg("pad_output", ArgType::kBool, false, "Pad the channels to 4 with zeros."));
+        .arg("pad_output", ArgType::kBool, false,
+             "Pad the channels to the next power of two (3 -> 4). The added channels hold their "
+             "fill value: 0 unless out_of_bounds_policy is \"pad\", when fill_values holds one "
+             "value or one per output channel."));
 
 class CropMirrorNormalizeCpu : public Operator {
  public:

@@ -15,7 +15,8 @@ SLUICE_REGISTER_SCHEMA(
         .input_doc("shape_like", "Optional: the output takes the shape of this input.")
         .devices({OpDevice::kCPU, OpDevice::kGPU})
         .arg("probability", ArgType::kFloat, 0.5, "Probability of a 1.", /*per_sample=*/true)
-        .optional_arg("shape", ArgType::kIntList, "Shape of each output sample (default: scalar).")
+        .optional_arg("shape", ArgType::kIntList, "Shape of each output sample (default: scalar).",
+                      /*per_sample=*/true)
         .arg("dtype", ArgType::kDType, std::string("INT32"), "Output data type."));
 
 SLUICE_REGISTER_OPERATOR("random.coin_flip", OpDevice::kCPU, RandomCpu);

@@ -10,10 +10,8 @@ void RandomCpu::run(Workspace& ws) {
   out.resize(plan.shapes, plan.dtype);
   ws.for_each_sample(
       [&](int i, int) {
-        kernels::RandomSample s{out.raw_sample(i), volume(plan.shapes[i]), ws.rng(i), plan.p0[i],
-                                plan.p1[i]};
-        kernels::random_cpu(plan.dist, s, plan.dtype, plan.values.data(),
-                            static_cast<int>(plan.values.size()));
+        kernels::random_cpu(plan.dist, plan.sample(i, out.raw_sample(i), ws.rng(i)), plan.dtype,
+                            plan.values.data());
       },
       inline_below(out));
 }
@@ -23,16 +21,29 @@ RandomPlan plan_random(const OpSpec& spec, Workspace& ws) {
   const int n = ws.batch_size();
   plan.dtype = parse_dtype(spec.arg<std::string>("dtype"));
   plan.shapes.resize(n);
-  Shape fixed;
-  if (spec.has_arg("shape")) {
-    fixed = spec.arg<std::vector<int64_t>>("shape");
-    for (auto d : fixed) {
-      SLUICE_CHECK(d >= 0, InvalidArgument, "negative extent in shape");
+  const bool has_shape = spec.has_arg("shape") || ws.arg_input("shape");
+  if (const TensorList* t = ws.arg_input("shape")) {
+    SLUICE_CHECK(dtype_is_integral(t->dtype()), InvalidArgument,
+                 "`shape` takes integers, got an argument input of type ", dtype_name(t->dtype()));
+  }
+  for (int i = 0; i < n; ++i) {
+    if (ws.num_inputs()) {
+      plan.shapes[i] = ws.input(0).shape(i);
+    } else if (has_shape) {  // a constant, or per sample from an argument input
+      plan.shapes[i] = ws.arg_list<int64_t>("shape", i);
+      for (auto d : plan.shapes[i]) {
+        SLUICE_CHECK(d >= 0, InvalidArgument, "negative extent in shape ",
+                     shape_to_string(plan.shapes[i]), " of sample ", i);
+      }
+      SLUICE_CHECK(plan.shapes[i].size() == plan.shapes[0].size(), InvalidArgument,
+                   "every sample's shape must have as many extents as the first's (",
+                   plan.shapes[0].size(), "), sample ", i, " has ", plan.shapes[i].size());
     }
   }
-  for (int i = 0; i < n; ++i) plan.shapes[i] = ws.num_inputs() ? ws.input(0).shape(i) : fixed;
   plan.p0.resize(n);
   plan.p1.resize(n);
+  plan.first_value.assign(n, 0);
+  plan.num_values.assign(n, 0);
   if (spec.type == "random.coin_flip") {
     plan.dist = kernels::RandomDist::kCoinFlip;
     for (int i = 0; i < n; ++i) {
@@ -41,16 +52,23 @@ RandomPlan plan_random(const OpSpec& spec, Workspace& ws) {
                    " is not in [0, 1]");
       plan.p0[i] = p;
     }
-  } else if (spec.has_arg("values")) {
+  } else if (spec.has_arg("values") || ws.arg_input("values")) {
     plan.dist = kernels::RandomDist::kDiscrete;
-    plan.values = spec.arg<std::vector<float>>("values");
-    SLUICE_CHECK(!plan.values.empty(), InvalidArgument, "`values` is empty");
+    for (int i = 0; i < n; ++i) {
+      std::vector<float> v = ws.arg_list<float>("values", i);
+      SLUICE_CHECK(!v.empty(), InvalidArgument, "`values` is empty for sample ", i);
+      plan.first_value[i] = static_cast<int32_t>(plan.values.size());
+      plan.num_values[i] = static_cast<int32_t>(v.size());
+      plan.values.insert(plan.values.end(), v.begin(), v.end());
+    }
   } else {
     plan.dist = kernels::RandomDist::kUniform;
     for (int i = 0; i < n; ++i) {
       auto r = ws.arg_list<float>("range", i);
-      SLUICE_CHECK(r.size() == 2 && r[0] <= r[1], InvalidArgument,
-                   "range must be [min, max] with min <= max");
+      SLUICE_CHECK(r.size() == 2, InvalidArgument, "range must be [min, max], got ", r.size(),
+                   " values for sample ", i);
+      SLUICE_CHECK(r[0] < r[1], InvalidArgument, "Invalid range [", r[0], ", ", r[1],
+                   ") for sample ", i, ": the range is half-open and needs min < max");
       plan.p0[i] = r[0];
       plan.p1[i] = r[1];
     }

@@ -16,7 +16,12 @@ struct RandomPlan {
   DType dtype;
   std::vector<Shape> shapes;
   std::vector<float> p0, p1;  // per sample
-  std::vector<float> values;  // discrete values (random.uniform values=)
+  std::vector<float> values;  // discrete values of all samples (random.uniform values=)
+  std::vector<int32_t> first_value, num_values;  // per sample, into `values`
+
+  kernels::RandomSample sample(int i, void* out, SampleRng rng) const {
+    return {out, volume(shapes[i]), rng, p0[i], p1[i], first_value[i], num_values[i]};
+  }
 };
 
 RandomPlan plan_random(const OpSpec& spec, Workspace& ws);

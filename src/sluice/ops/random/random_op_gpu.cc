@@ -16,12 +16,12 @@ void RandomGpu::run(Workspace& ws) {
   int64_t max_n = 0;
   for (int i = 0; i < ws.batch_size(); ++i) {
     int64_t n = volume(plan.shapes[i]);
-    s.push_back({out.raw_sample(i), n, ws.rng(i), plan.p0[i], plan.p1[i]});
+    s.push_back(plan.sample(i, out.raw_sample(i), ws.rng(i)));
     max_n = std::max(max_n, n);
   }
   const float* values = plan.values.empty() ? nullptr : values_->upload(plan.values, ws.stream());
   kernels::random_gpu(plan.dist, upload_->upload(s, ws.stream()), ws.batch_size(), max_n,
-                      plan.dtype, values, static_cast<int>(plan.values.size()), ws.stream());
+                      plan.dtype, values, ws.stream());
 }
 
 }  // namespace sluice

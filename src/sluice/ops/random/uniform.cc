@@ -16,8 +16,10 @@ SLUICE_REGISTER_SCHEMA(
         .devices({OpDevice::kCPU, OpDevice::kGPU})
         .arg("range", ArgType::kFloatList, std::vector<double>{-1.0, 1.0},
              "Half-open range [min, max).", /*per_sample=*/true)
-        .optional_arg("values", ArgType::kFloatList, "Discrete values to choose from.")
-        .optional_arg("shape", ArgType::kIntList, "Shape of each output sample (default: scalar).")
+        .optional_arg("values", ArgType::kFloatList, "Discrete values to choose from.",
+                      /*per_sample=*/true)
+        .optional_arg("shape", ArgType::kIntList, "Shape of each output sample (default: scalar).",
+                      /*per_sample=*/true)
         .arg("dtype", ArgType::kDType, std::string("FLOAT"), "Output data type."));
 
 SLUICE_REGISTER_OPERATOR("random.uniform", OpDevice::kCPU, RandomCpu);

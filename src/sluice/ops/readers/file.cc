@@ -33,8 +33,11 @@ SLUICE_REGISTER_SCHEMA(
         .devices({OpDevice::kCPU})
         .arg("file_root", ArgType::kString, std::string(), "Root folder of the dataset.")
         .arg("file_list", ArgType::kString, std::string(),
-             "Text file with one 'path label' per line (paths relative to file_root).")
-        .optional_arg("files", ArgType::kStringList, "Explicit list of file paths.")
+             "Text file with one 'path label' per line (paths relative to file_root, or to the "
+             "list's folder without it).")
+        .optional_arg("files", ArgType::kStringList,
+                      "Explicit list of file paths (relative ones to file_root, or to the "
+                      "working directory without it).")
         .optional_arg("labels", ArgType::kIntList, "Labels of `files` (default 0, 1, 2, ...).")
         .arg("file_filters", ArgType::kStringList, default_filters(),
              "Glob patterns of the files to take from file_root.")
@@ -61,7 +64,9 @@ SLUICE_REGISTER_SCHEMA(
         .arg("tensor_init_bytes", ArgType::kInt, int64_t{1048576},
              "Accepted for compatibility (buffers are pooled).")
         .arg("allow_paths_outside_root", ArgType::kBool, false,
-             "Accept file-list entries (and symlinks) that lead outside file_root.")
+             "Accept entries of file_list and relative `files` (and symlinks) that lead outside "
+             "file_root. Only a given file_root contains entries: without it, and for absolute "
+             "`files`, paths are read as given, as DALI reads them.")
         .arg("max_file_size", ArgType::kInt, int64_t{1} << 30,
              "Files larger than this many bytes are an error.")
         .alias("file_reader")
