@@ -149,6 +149,10 @@ class ScalarConstant:
     def _as(self, name):
         return ScalarConstant(self.value, getattr(DALIDataType, name))
 
+    def tolist(self):
+        """The value: operator arguments take a ScalarConstant as its value, as in DALI."""
+        return self.value
+
     def bool(self):
         return self._as("BOOL")
 

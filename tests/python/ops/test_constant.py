@@ -98,6 +98,18 @@ def test_scalars_without_shape_are_scalar_constants():
         types.Constant(types.INTERP_LINEAR)
 
 
+def scalar_argument_graph(fn, types, x):
+    return fn.flip(x, horizontal=types.Constant(1), vertical=types.Constant(0, types.INT32))
+
+
+def test_scalar_constants_are_argument_values_as_in_dali(tmp_path):
+    x = [np.arange(12, dtype=np.uint8).reshape(2, 2, 3)] * 2
+    (ours,) = run_sluice(scalar_argument_graph, [x], ["HWC"])
+    (ref,) = run_dali(scalar_argument_graph, [x], tmp_path, ["HWC"])
+    for a, b in zip(ours, ref):
+        np.testing.assert_array_equal(a, b)
+
+
 @pytest.mark.gpu
 def test_gpu_equals_cpu():
     @pipeline_def(batch_size=3, num_threads=1, device_id=0)
