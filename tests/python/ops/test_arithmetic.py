@@ -277,6 +277,18 @@ def test_refuses_what_dali_refuses(tmp_path):
                                      ["HW", "XY"])
 
 
+def test_integer_division_edges_are_defined():
+    """INT_MIN // -1 wraps to INT_MIN and INT_MIN % -1 is 0 (DALI's CPU dies of SIGFPE)."""
+    def graph(fn, types, a, b):
+        return a // b, a % b, a // -1
+
+    a = [np.array([-2 ** 31, 7], np.int32)]
+    b = [np.array([-1, -1], np.int32)]
+    div, mod, const = run_sluice(graph, [a, b])
+    assert div[0].tolist() == [-2 ** 31, -7] and mod[0].tolist() == [0, 0]
+    assert const[0].tolist() == [-2 ** 31, -7]
+
+
 def test_float16_follows_dalis_gpu_promotion():
     """DALI computes float16 only on the GPU; Sluice also on the CPU, with DALI's GPU types:
     operands are rounded to float16 first, the result is float16 unless a wider float joins."""
