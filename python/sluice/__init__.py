@@ -6,9 +6,9 @@ The API follows NVIDIA DALI's pipeline API: replace ``nvidia.dali`` with ``sluic
 import sys as _sys
 
 from sluice import _sluice, backend, tensors, types  # noqa: F401
-from sluice import fn, ops  # noqa: F401
+from sluice import fn, math, ops  # noqa: F401
 from sluice import _ops as _ops_module
-from sluice.data_node import DataNode  # noqa: F401
+from sluice.data_node import DataNode, newaxis  # noqa: F401
 from sluice.errors import (  # noqa: F401
     CudaError,
     DecodeError,

@@ -39,10 +39,11 @@ def _as_list(outs):
     return list(outs) if isinstance(outs, (list, tuple)) else [outs]
 
 
-def run_sluice(graph, inputs, layouts=None, seed=1, num_threads=2):
+def run_sluice(graph, inputs, layouts=None, seed=1, num_threads=2, with_layouts=False):
     """Runs graph(fn, types, *sources) once on Sluice's CPU backend, each source feeding one of
     `inputs` (a batch: a list of numpy arrays, one per sample) with its layout from `layouts`.
-    Returns each output as a list of numpy arrays."""
+    Returns each output as a list of numpy arrays (and, with `with_layouts`, the list of the
+    outputs' layouts after it)."""
     from sluice import fn, pipeline_def, types
 
     layouts = layouts or [None] * len(inputs)
@@ -53,10 +54,12 @@ def run_sluice(graph, inputs, layouts=None, seed=1, num_threads=2):
                    for b, lay in zip(inputs, layouts)]
         return graph(fn, types, *sources)
 
-    return [[np.array(o.at(i)) for i in range(len(o))] for o in _as_list(pipe().run())]
+    outs = _as_list(pipe().run())
+    arrays = [[np.array(o.at(i)) for i in range(len(o))] for o in outs]
+    return (arrays, [o.layout() for o in outs]) if with_layouts else arrays
 
 
-def run_dali(graph, inputs, tmp_path, layouts=None, seed=1, num_threads=2):
+def run_dali(graph, inputs, tmp_path, layouts=None, seed=1, num_threads=2, with_layouts=False):
     """As run_sluice(), on NVIDIA DALI's CPU backend in a subprocess. Skips the calling test
     when DALI's venv is absent."""
     import pytest
@@ -75,8 +78,10 @@ def run_dali(graph, inputs, tmp_path, layouts=None, seed=1, num_threads=2):
                          timeout=300)
     assert run.returncode == 0, f"DALI failed:\n{run.stderr[-3000:]}"
     with np.load(paths[2]) as out:
-        return [[out[f"{k}_{i}"] for i in range(spec["batch_size"])]
-                for k in range(int(out["num_outputs"]))]
+        arrays = [[out[f"{k}_{i}"] for i in range(spec["batch_size"])]
+                  for k in range(int(out["num_outputs"]))]
+        layouts = [str(out[f"layout_{k}"]) for k in range(int(out["num_outputs"]))]
+    return (arrays, layouts) if with_layouts else arrays
 
 
 def _main(spec_path, in_path, out_path):
@@ -101,6 +106,7 @@ def _main(spec_path, in_path, out_path):
     p.build()
     outs = _as_list(p.run())
     arrays = {f"{k}_{i}": np.array(o.at(i)) for k, o in enumerate(outs) for i in range(len(o))}
+    arrays.update({f"layout_{k}": np.array(o.layout()) for k, o in enumerate(outs)})
     np.savez(out_path, num_outputs=len(outs), **arrays)
 
 

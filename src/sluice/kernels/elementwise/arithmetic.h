@@ -1,161 +1,111 @@
 #pragma once
-// Element-wise arithmetic of DataNode expressions (+ - * / //, unary minus, comparisons):
-// type promotion and the per-element operation, shared by the CPU reference and the CUDA kernel.
+// Element-wise arithmetic of DataNode expressions and sluice.math (DALI's arithmetic operator):
+// the operations, their arity, and the types they return and compute in. The per-element
+// operations are in arithmetic_impl.h, shared by the CPU kernel and the CUDA kernel.
 
-#include <cmath>
 #include <cstdint>
+#include <span>
 #include <string_view>
 
-#include "sluice/kernels/elementwise/convert.h"
+#include "sluice/core/dtype.h"
 
 namespace sluice::kernels {
 
+// DALI's names in parse_arith_op(); grouped by arity (see arith_arity()).
 enum class ArithOp : uint8_t {
+  // Unary.
+  kMinus,
+  kBitNot,
+  kAbs,
+  kFabs,
+  kFloor,
+  kCeil,
+  kSqrt,
+  kRsqrt,
+  kCbrt,
+  kExp,
+  kLog,
+  kLog2,
+  kLog10,
+  kSin,
+  kCos,
+  kTan,
+  kAsin,
+  kAcos,
+  kAtan,
+  kSinh,
+  kCosh,
+  kTanh,
+  kAsinh,
+  kAcosh,
+  kAtanh,
+  // Binary.
   kAdd,
   kSub,
   kMul,
-  kDiv,
-  kFloorDiv,
-  kNeg,
+  kDiv,   // //: C division for integers (truncation), plain division for floats
+  kFDiv,  // /: floating division, integers give float32
+  kMod,   // %: C remainder for integers, fmod for floats
+  kMin,
+  kMax,
+  kPow,
+  kFPow,
+  kAtan2,
+  kBitAnd,
+  kBitOr,
+  kBitXor,
+  kLShift,
+  kRShift,
   kEq,
-  kNe,
+  kNeq,
   kLt,
-  kLe,
+  kLeq,
   kGt,
-  kGe
+  kGeq,
+  // Ternary.
+  kClamp,
 };
+inline constexpr int kNumArithOps = static_cast<int>(ArithOp::kClamp) + 1;
+inline constexpr int kMaxArity = 3;
 
-ArithOp parse_arith_op(std::string_view name);
-bool is_comparison(ArithOp op);
+ArithOp parse_arith_op(std::string_view name);  // DALI's names: "add", "fdiv", "bitand", ...
+std::string_view arith_op_name(ArithOp op);
+// How DALI shows the operation in errors: "+", "//", "sqrt", ...
+std::string_view arith_op_symbol(ArithOp op);
 
-// Promotion of two tensor types (numpy-like): bool < integers < floats; mixed signedness goes to
-// a signed type wide enough for both (up to int64); float16 with bfloat16 gives float32.
+constexpr int arith_arity(ArithOp op) {
+  return op < ArithOp::kAdd ? 1 : op < ArithOp::kClamp ? 2 : 3;
+}
+constexpr bool is_comparison(ArithOp op) {
+  return op >= ArithOp::kEq && op <= ArithOp::kGeq;
+}
+constexpr bool is_bitwise(ArithOp op) {
+  return op == ArithOp::kBitNot || (op >= ArithOp::kBitAnd && op <= ArithOp::kRShift);
+}
+// Operations that give floats for integer operands (DALI's IsIntToFloatResult).
+constexpr bool is_int_to_float(ArithOp op) {
+  return (op >= ArithOp::kFabs && op <= ArithOp::kAtanh) || op == ArithOp::kFDiv ||
+         op == ArithOp::kFPow || op == ArithOp::kAtan2;
+}
+
+// Promotion of two operand types (DALI's table): bool < integers < floats; integers of mixed
+// signedness go to a signed type twice as wide as the unsigned one (int64 at most); any integer
+// with a float gives that float; float16 (and bfloat16) with a wider float gives the wider one,
+// float16 with bfloat16 float32.
 DType promote_types(DType a, DType b);
-// Type of `tensor op scalar`: the scalar is "weak" (a Python constant does not widen the tensor's
-// type), except that a float scalar with an integer tensor gives float32.
-DType promote_with_scalar(DType tensor, bool scalar_is_float);
-// The type the operation computes in and the type it returns.
+
+// The types of one operation on operands of the given types.
 struct ArithTypes {
-  DType compute;
-  DType result;
-};
-ArithTypes arith_types(ArithOp op, DType operands);
-
-// The operations of the integral compute path: int64 with wrapping results (the compute type
-// holds both operands' ranges by the promotion rules, so only results wrap); division floors, as
-// Python's //, and division by zero gives 0 (no trap).
-struct IntArith {
-  SLUICE_HOST_DEVICE int64_t add(int64_t x, int64_t y) const {
-    return static_cast<int64_t>(static_cast<uint64_t>(x) + static_cast<uint64_t>(y));
-  }
-  SLUICE_HOST_DEVICE int64_t sub(int64_t x, int64_t y) const {
-    return static_cast<int64_t>(static_cast<uint64_t>(x) - static_cast<uint64_t>(y));
-  }
-  SLUICE_HOST_DEVICE int64_t mul(int64_t x, int64_t y) const {
-    return static_cast<int64_t>(static_cast<uint64_t>(x) * static_cast<uint64_t>(y));
-  }
-  SLUICE_HOST_DEVICE int64_t floor_div(int64_t x, int64_t y) const {
-    if (y == 0) return 0;
-    if (y == -1) return neg(x);
-    int64_t r = x / y;
-    if ((x % y != 0) && ((x < 0) != (y < 0))) --r;
-    return r;
-  }
-  SLUICE_HOST_DEVICE int64_t div(int64_t x, int64_t y) const {  // integral compute type only for //
-    return floor_div(x, y);
-  }
-  SLUICE_HOST_DEVICE int64_t neg(int64_t x) const {
-    return static_cast<int64_t>(0 - static_cast<uint64_t>(x));
-  }
+  DType result;   // of the output
+  DType compute;  // the element loop's type: the result type, float32 for 16-bit floats and
+                  // for comparisons between them; float64 for % of floats
+  // kFloat16 or kBFloat16 when operands are rounded to that type before computing (as DALI
+  // casts them to the result type), else the result type itself.
+  DType operand_rounding;
 };
 
-// The operations of the floating compute path: double, rounded to the compute type after every
-// operation (which gives the same bits as computing in that type for + - * /).
-struct FloatArith {
-  DType compute;
-  SLUICE_HOST_DEVICE double round_to(double v) const {
-    switch (compute) {
-      case DType::kFloat16:
-        return half_bits_to_float(float_to_half_bits(static_cast<float>(v)));
-      case DType::kBFloat16:
-        return bfloat16_bits_to_float(float_to_bfloat16_bits(static_cast<float>(v)));
-      case DType::kFloat32:
-        return static_cast<float>(v);
-      default:
-        return v;
-    }
-  }
-  SLUICE_HOST_DEVICE double add(double x, double y) const { return round_to(x + y); }
-  SLUICE_HOST_DEVICE double sub(double x, double y) const { return round_to(x - y); }
-  SLUICE_HOST_DEVICE double mul(double x, double y) const { return round_to(x * y); }
-  SLUICE_HOST_DEVICE double div(double x, double y) const { return round_to(x / y); }
-  SLUICE_HOST_DEVICE double floor_div(double x, double y) const { return floor(round_to(x / y)); }
-  SLUICE_HOST_DEVICE double neg(double x) const { return -x; }
-};
-
-// `x op y` in the compute representation T (int64_t or double) of `arith`; comparisons give 0 or 1.
-template <typename T, typename Arith>
-SLUICE_HOST_DEVICE inline T apply_arith(ArithOp op, T x, T y, const Arith& arith) {
-  switch (op) {
-    case ArithOp::kAdd:
-      return arith.add(x, y);
-    case ArithOp::kSub:
-      return arith.sub(x, y);
-    case ArithOp::kMul:
-      return arith.mul(x, y);
-    case ArithOp::kDiv:
-      return arith.div(x, y);
-    case ArithOp::kFloorDiv:
-      return arith.floor_div(x, y);
-    case ArithOp::kNeg:
-      return arith.neg(x);
-    case ArithOp::kEq:
-      return x == y;
-    case ArithOp::kNe:
-      return x != y;
-    case ArithOp::kLt:
-      return x < y;
-    case ArithOp::kLe:
-      return x <= y;
-    case ArithOp::kGt:
-      return x > y;
-    case ArithOp::kGe:
-      return x >= y;
-  }
-  return 0;
-}
-
-// One element, computed by IntArith or FloatArith after the operands are loaded (and, for
-// floating compute types, first rounded to the compute type, as numpy casts before operating).
-SLUICE_HOST_DEVICE inline void arith_element(ArithOp op, DType compute, DType result, void* out,
-                                             int64_t oi, const void* a, DType ta, int64_t ai,
-                                             const void* b, DType tb, int64_t bi, double scalar,
-                                             bool b_is_scalar, bool scalar_left) {
-  if (!is_float_type(compute)) {
-    int64_t x = load_i64(a, ta, ai);
-    int64_t y = b_is_scalar ? static_cast<int64_t>(scalar) : load_i64(b, tb, bi);
-    if (scalar_left) {
-      int64_t t = x;
-      x = y;
-      y = t;
-    }
-    store_wrap(out, result, oi, apply_arith(op, x, y, IntArith{}));
-    return;
-  }
-  const FloatArith arith{compute};
-  double x = arith.round_to(load_f64(a, ta, ai));
-  double y = arith.round_to(b_is_scalar ? scalar : load_f64(b, tb, bi));
-  if (scalar_left) {
-    double t = x;
-    x = y;
-    y = t;
-  }
-  const double r = apply_arith(op, x, y, arith);
-  if (result == DType::kBool) {
-    store_wrap(out, result, oi, r != 0);
-  } else {
-    store_sat(out, result, oi, r);
-  }
-}
+// Throws InvalidArgument with DALI's messages for operations DALI refuses: arithmetic other than
+// `*` on booleans only, bitwise operations on floats.
+ArithTypes arith_types(ArithOp op, std::span<const DType> operands);
 
 }  // namespace sluice::kernels

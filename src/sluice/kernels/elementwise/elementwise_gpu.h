@@ -1,6 +1,6 @@
 #pragma once
 // CUDA cast and arithmetic over a batch: one launch for all samples. The per-sample
-// descriptors live in device memory (see cuda/param_upload.h).
+// descriptors live in device memory (see memory/param_upload.h).
 
 #include <cstdint>
 
@@ -8,18 +8,23 @@
 
 namespace sluice::kernels {
 
+// One sample of cast: n elements of `a` into `out` (the other fields are unused).
 struct ElementwiseSample {
   void* out;
   const void* a;
-  const void* b;   // unused for cast and scalar arithmetic
-  int64_t n;       // output elements
-  int64_t a_step;  // 1, or 0 to broadcast a single element
+  const void* b;
+  int64_t n;
+  int64_t a_step;
   int64_t b_step;
 };
 
 void cast_gpu(const ElementwiseSample* samples, int num_samples, int64_t max_n, DType to,
               DType from, void* stream);
-void arithmetic_gpu(const ArithParams& p, const ElementwiseSample* samples, int num_samples,
+
+// The GPU twin of arithmetic_cpu(): samples (device memory) with device pointers, `max_n` the
+// largest output volume. Constant operands are read from `p`. Integer // and % by zero give 0
+// (the GPU cannot refuse them without waiting for the data).
+void arithmetic_gpu(const ArithParams& p, const ArithSampleDesc* samples, int num_samples,
                     int64_t max_n, void* stream);
 
 }  // namespace sluice::kernels

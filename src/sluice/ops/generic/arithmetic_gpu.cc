@@ -10,24 +10,29 @@ namespace {
 class ArithmeticGpu : public GpuOperator {
  public:
   using GpuOperator::GpuOperator;
+  void setup(const OpContext& ctx) override {
+    GpuOperator::setup(ctx);
+    ops_ = parse_arithmetic(spec_);
+  }
   void run(Workspace& ws) override {
-    ArithmeticPlan plan = plan_arithmetic(spec_, ws);
-    const TensorList& a = ws.input(0);
-    const TensorList* b = ws.num_inputs() > 1 ? &ws.input(1) : nullptr;
+    const ArithmeticPlan plan = plan_arithmetic(ops_, ws);
     TensorList& out = ws.output(0);
-    out.resize(plan.shapes, plan.params.result);
-    out.set_layout(a.layout());
-    std::vector<kernels::ElementwiseSample> s(out.num_samples());
+    out.resize(plan.shapes, plan.params.types.result);
+    out.set_layout(plan.layout);
+    const int n = out.num_samples();
+    samples_.resize(n);
     int64_t max_n = 0;
-    for (int i = 0; i < out.num_samples(); ++i) {
-      int64_t n = volume(plan.shapes[i]);
-      s[i] = {out.raw_sample(i), a.raw_sample(i), b ? b->raw_sample(i) : nullptr, n,
-              plan.a_step[i],    plan.b_step[i]};
-      max_n = std::max(max_n, n);
+    for (int i = 0; i < n; ++i) {
+      samples_[i] = arithmetic_sample(ops_, plan, ws, out.raw_sample(i), i);
+      max_n = std::max(max_n, volume(plan.shapes[i]));
     }
-    kernels::arithmetic_gpu(plan.params, upload_->upload(s, ws.stream()), out.num_samples(), max_n,
+    kernels::arithmetic_gpu(plan.params, upload_->upload(samples_, ws.stream()), n, max_n,
                             ws.stream());
   }
+
+ private:
+  ArithmeticOperands ops_;
+  std::vector<kernels::ArithSampleDesc> samples_;
 };
 
 SLUICE_REGISTER_OPERATOR("_arithmetic", OpDevice::kGPU, ArithmeticGpu);
