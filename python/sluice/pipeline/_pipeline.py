@@ -8,10 +8,12 @@ external sources and hands out the results.
 
 import atexit
 import json
+import multiprocessing
 import threading
 import weakref
 
 from sluice import _sluice
+from sluice._feeding import SourceFeeder
 from sluice.data_node import DataNode
 from sluice.pipeline._document import document_for, load_document, params_json
 from sluice.types import DALIDataType
@@ -61,8 +63,10 @@ class Pipeline:
         for key, (default, what) in _UNSUPPORTED.items():
             if given[key] != default:
                 raise NotImplementedError(f"Pipeline({key}={given[key]!r}): {what} is not supported yet")
-        if py_start_method not in ("fork", "spawn"):
+        if py_start_method not in multiprocessing.get_all_start_methods():
             raise ValueError(f"py_start_method must be 'fork' or 'spawn', got {py_start_method!r}")
+        if py_callback_pickler is not None and py_start_method == "fork":
+            raise ValueError("``py_callback_pickler`` should not be set when 'fork' start method is used.")
         if isinstance(prefetch_queue_depth, dict):
             if set(prefetch_queue_depth) != {"cpu_size", "gpu_size"}:
                 raise ValueError('prefetch_queue_depth must be an int or {"cpu_size": x, "gpu_size": y}')
@@ -93,9 +97,7 @@ class Pipeline:
         self._sinks = []
         self._backend = None
         self._document = None
-        self._groups = []
-        self._fed_only = []
-        self._fed_count = {}
+        self._feeder = None  # the external sources (sluice._feeding), made with the graph
         self._scheduled = 0
         self._first_run = True
         self._end = False
@@ -168,7 +170,7 @@ class Pipeline:
         for node in self._sinks:
             visit(node.source)
         for op in self._ops:
-            if op.preserve or op.type == "external_source":
+            if op.preserve:
                 visit(op)
         return order
 
@@ -191,24 +193,20 @@ class Pipeline:
             raise ValueError(f"batch_size must be a positive integer, got {self._batch_size}")
         if self._num_threads is None or self._num_threads < 1:
             raise ValueError(f"num_threads must be a positive integer, got {self._num_threads}")
-        self._define(define_graph)
-        ops = self._collect()
-        self._document = document_for(self, ops)
-        self._attach(ops)
+        self.start_py_workers(define_graph)
         self._backend = _sluice.PipelineBackend(self._document)
         _live.add(self)
 
-    def _attach(self, ops):
-        groups = []
-        for op in ops:
-            if op.type != "external_source":
-                continue
-            g = getattr(op, "es_group", None)
-            if g is None:
-                self._fed_only.append(op.name)
-            elif g not in groups:
-                groups.append(g)
-        self._groups = groups
+    def _prepare(self, define_graph=None):
+        """The graph, its document and the external sources, without the engine."""
+        if self._feeder is not None:
+            if define_graph is not None:
+                raise RuntimeError("build(define_graph) cannot be used after start_py_workers()")
+            return
+        self._define(define_graph)
+        ops = self._collect()
+        self._document = document_for(self, ops)
+        self._feeder = SourceFeeder(self, ops)
 
     # --- running ----------------------------------------------------------------------------
     def _check_api(self, mode):
@@ -232,23 +230,13 @@ class Pipeline:
         return any(d == "gpu" for d in self._backend.output_devices())
 
     def _schedule_one(self):
-        """Feeds external sources for one iteration and schedules it; False at the end."""
+        """Feeds external sources for one iteration (iter_setup() included) and schedules it;
+        False at the end of the data."""
         if self._end:
             return False
-        self.iter_setup()
-        fed = []
-        try:
-            for g in self._groups:
-                fed.append((g, g.next_batch(self._batch_size)))
-        except StopIteration:
+        if not self._feeder.next_iteration(self._backend, self._batch_size):
             self._end = True
             return False
-        from sluice.external_source import normalize_batch
-
-        for g, data in fed:
-            for op, batch in zip(g.ops, data):
-                layout = op.args.get("layout", "")
-                self._backend.feed_input(op.name, normalize_batch(batch), layout)
         self._backend.schedule_run()
         self._scheduled += 1
         return True
@@ -263,8 +251,9 @@ class Pipeline:
         if self._first_run:
             self._first_run = False
             n = self._depth()
-            if self._fed_only:  # feed_input-driven sources: only what has been fed
-                n = max(1, min([n] + [self._fed_count.get(name, 0) for name in self._fed_only]))
+            fed = self._feeder.available()
+            if fed is not None:  # feed_input-driven sources: only what has been fed
+                n = max(1, min(n, fed))
             for _ in range(n):
                 if not self._schedule_one():
                     break
@@ -283,8 +272,6 @@ class Pipeline:
                 raise StopIteration
             raise RuntimeError("no iteration is scheduled: call schedule_run() (or run()) first")
         self._scheduled -= 1
-        for name in self._fed_only:
-            self._fed_count[name] = max(0, self._fed_count.get(name, 0) - 1)
         outputs, self._last_info = self._backend.share_outputs()
         self._validate(outputs)
         return outputs
@@ -317,12 +304,10 @@ class Pipeline:
         if self._backend is None:
             return
         self._backend.reset()
-        for g in self._groups:
-            g.reset()
+        self._feeder.reset(ended=self._end)
         self._scheduled = 0
         self._first_run = True
         self._end = False
-        self._fed_count = {}
 
     def empty(self):
         """True when no scheduled iteration is waiting to be consumed."""
@@ -332,10 +317,8 @@ class Pipeline:
         """Feeds one batch to an external_source (by DataNode or name) for the next iteration."""
         self.build()
         name = data_node.source.name if isinstance(data_node, DataNode) else data_node
-        from sluice.external_source import normalize_batch
-
-        self._backend.feed_input(name, normalize_batch(data), layout or "")
-        self._fed_count[name] = self._fed_count.get(name, 0) + 1
+        self._feeder.feed(self._backend, name, data, layout, self._batch_size)
+        self._feeder.fed(name)
 
     def _validate(self, outputs):
         for what, expected, actual in (
@@ -411,7 +394,7 @@ class Pipeline:
         pipe._outputs = [DataNode(n) for n in doc["outputs"]]
         doc["params"] = params_json(pipe)
         pipe._document = json.dumps(doc)
-        pipe._fed_only = [op["name"] for op in doc["ops"] if op["type"] == "external_source"]
+        pipe._feeder = SourceFeeder.from_document(pipe, doc["ops"])
         pipe._backend = _sluice.PipelineBackend(pipe._document)
         _live.add(pipe)
         return pipe
@@ -428,8 +411,17 @@ class Pipeline:
         with open(filename, "w") as f:
             f.write(self._backend.dot(show_tensors, show_ids, use_colors))
 
-    def start_py_workers(self):
-        """Parallel external sources are not supported; nothing to start."""
+    def start_py_workers(self, define_graph=None):
+        """Starts the Python worker processes of parallel external sources (build() does it
+        too). With py_start_method="fork", call it before anything creates a CUDA context
+        (building any pipeline with a GPU, a framework's CUDA tensors)."""
+        self._prepare(define_graph)
+        self._feeder.start_workers()
+
+    def external_source_shm_statistics(self):
+        """The shared memory of parallel external sources: {"capacities": [bytes per chunk]}."""
+        pool = self._feeder.pool if self._feeder is not None else None
+        return pool.shm_statistics() if pool is not None else {"capacities": []}
 
     def checkpoint(self, filename=None):
         raise NotImplementedError("Pipeline.checkpoint(): checkpointing is not supported yet")
@@ -473,6 +465,8 @@ class Pipeline:
         b, self._backend = self._backend, None
         if b is not None:
             b.close()
+        if self._feeder is not None:
+            self._feeder.close()
 
     def __del__(self):
         try:
