@@ -6,6 +6,7 @@
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
 
+#include <atomic>
 #include <chrono>
 #include <optional>
 
@@ -24,7 +25,8 @@ namespace {
 // where running Python code (the object's finalisers: a parallel source's shared-memory lease
 // returning its chunk to a worker) could deadlock or re-enter the engine. So releasing only
 // queues the object; the queue is emptied under the GIL at the binding's entry points, where no
-// engine lock is held.
+// engine lock is held, and by a pending call that Python runs in its main thread between two
+// bytecodes (where no binding code runs), so that what the user dropped goes soon.
 class BorrowedFeeds {
  public:
   static std::shared_ptr<const void> hold(nb::handle obj) {
@@ -32,14 +34,19 @@ class BorrowedFeeds {
     Py_INCREF(o);
     return std::shared_ptr<const void>(o, [](const void* p) {
       BorrowedFeeds& q = instance();
-      MutexLock lock(q.mu_);
-      q.released_.push_back(static_cast<PyObject*>(const_cast<void*>(p)));
+      {
+        MutexLock lock(q.mu_);
+        q.released_.push_back(static_cast<PyObject*>(const_cast<void*>(p)));
+      }
+      if (!q.drain_pending_.exchange(true) && Py_AddPendingCall(&pending_drain, nullptr) != 0)
+        q.drain_pending_ = false;  // Python's queue is full: the next binding call drains
     });
   }
 
   // With the GIL held and no engine lock.
   static void drain() {
     BorrowedFeeds& q = instance();
+    q.drain_pending_ = false;
     std::vector<PyObject*> released;
     {
       MutexLock lock(q.mu_);
@@ -54,8 +61,14 @@ class BorrowedFeeds {
     return *q;
   }
 
+  static int pending_drain(void*) {
+    drain();
+    return 0;
+  }
+
   Mutex mu_;
   std::vector<PyObject*> released_ SLUICE_GUARDED_BY(mu_);
+  std::atomic<bool> drain_pending_{false};
 };
 
 // Drains the released borrowed feeds when the binding call returns.

@@ -261,9 +261,11 @@ class WorkerPool:
         try:
             msg, fds = worker.channel.recv()
         except ChannelClosed:
-            if raise_on_close:
-                self._died(worker)
-            raise
+            if not raise_on_close:
+                raise
+            msg = None
+        if msg is None:
+            self._died(worker)
         kind, i, (tid, m) = msg[0], msg[1], msg[2]
         worker.assigned.pop((i, tid, m), None)
         task = self.tasks.get((i, tid))
