@@ -1,194 +1,170 @@
-"""fn.external_source: batches from Python callables, iterables and lists.
+"""fn.external_source / ops.ExternalSource: batches from Python, with DALI's calling conventions.
 
-The source runs on the thread that schedules iterations (never on the engine's workers); each
-batch is fed to the engine before its iteration is scheduled.
+A `source` is called in the thread that schedules iterations (run(), schedule_run(), the
+iterators), never on the engine's workers, or - with parallel=True - in worker processes that
+hand the batches over in shared memory; each batch is fed to the engine before its iteration is
+scheduled. Without a source, Pipeline.feed_input() gives the data. See sluice._callbacks for the
+kinds of source and sluice._feeding for how batches are fed.
 """
 
-import inspect
-
-import numpy as np
-
+from sluice import pickling  # noqa: F401 - sluice.pickling, as nvidia.dali.pickling
+from sluice._callbacks import BatchInfo, SampleInfo, SourceKind, describe_source  # noqa: F401
+from sluice._feeding import SourceGroup
 from sluice._ops import OpInstance
 
-
-class BatchInfo:
-    """What a batch callback (batch_info=True) is told about the batch it produces."""
-
-    def __init__(self, iteration, epoch_idx):
-        self.iteration = iteration
-        self.epoch_idx = epoch_idx
-
-    def __repr__(self):
-        return f"BatchInfo(iteration={self.iteration}, epoch_idx={self.epoch_idx})"
+_OP_ARGS = ("preserve", "seed", "blocking", "no_copy")  # schema arguments besides the ones below
 
 
-class SampleInfo:
-    """What a per-sample callback (batch=False) is told about the sample it produces."""
-
-    def __init__(self, idx_in_epoch, idx_in_batch, iteration, epoch_idx):
-        self.idx_in_epoch = idx_in_epoch
-        self.idx_in_batch = idx_in_batch
-        self.iteration = iteration
-        self.epoch_idx = epoch_idx
-
-    def __repr__(self):
-        return (f"SampleInfo(idx_in_epoch={self.idx_in_epoch}, idx_in_batch={self.idx_in_batch}, "
-                f"iteration={self.iteration}, epoch_idx={self.epoch_idx})")
+def _per_output(value, n, i, fill):
+    """DALI's per-output arguments: a list gives output i its entry (`fill` past its end)."""
+    if isinstance(value, (list, tuple)):
+        return value[i] if i < len(value) else fill
+    return value
 
 
-def _contiguous(x):
-    if isinstance(x, np.ndarray):
-        return np.ascontiguousarray(x)
-    if hasattr(x, "contiguous") and hasattr(x, "__dlpack__"):  # torch
-        return x.contiguous()
-    if hasattr(x, "__dlpack__") or type(x).__name__.startswith("TensorList"):
-        return x
-    return np.ascontiguousarray(np.asarray(x))
-
-
-def normalize_batch(batch):
-    """A batch as the engine takes it: a TensorList, one array with a batch dimension, or a
-    list of per-sample contiguous arrays."""
-    if isinstance(batch, (list, tuple)):
-        return [_contiguous(x) for x in batch]
-    return _contiguous(batch)
-
-
-class ExternalSourceGroup:
-    """One `source` feeding one or more external_source operators (num_outputs)."""
-
-    def __init__(self, source, ops, num_outputs, cycle, batch, batch_info):
-        self.source = source
-        self.ops = ops
-        self.num_outputs = num_outputs  # None: a single output, not a tuple
-        if cycle not in (None, False, True, "quiet", "raise", "no"):
-            raise ValueError(f"external_source: cycle must be False, True, 'quiet' or 'raise', got {cycle!r}")
-        self.cycle = {None: "no", False: "no", True: "quiet"}.get(cycle, cycle)
-        self.batch = batch
-        self.batch_info = batch_info
-        self.iteration = 0
-        self.epoch = 0
-        self.sample_in_epoch = 0
-        self._iter = None
-        self._callable = None
-        self._setup()
-
-    def _setup(self):
-        s = self.source
-        if inspect.isgeneratorfunction(s):
-            self._iter = iter(s())
-        elif callable(s) and not hasattr(s, "__iter__"):
-            self._callable = s
-        elif hasattr(s, "__iter__"):
-            if self.cycle == "no" and not isinstance(s, (list, tuple)) and iter(s) is s:
-                self._iter = s  # a one-shot iterator: no rewinding
-            else:
-                self._iter = iter(s)
-        else:
+def _check_parallel(desc, batch, no_copy, prefetch_queue_depth, bytes_per_sample_hint):
+    if no_copy is False:
+        raise ValueError("The argument ``no_copy`` cannot be specified to False when used with "
+                         "``parallel=True``.")
+    if prefetch_queue_depth < 1:
+        raise ValueError(f"``prefetch_queue_depth`` must be a positive integer, got {prefetch_queue_depth}.")
+    if bytes_per_sample_hint is not None and bytes_per_sample_hint < 1:
+        raise ValueError(f"``bytes_per_sample_hint`` must be a positive integer, got {bytes_per_sample_hint}.")
+    if desc.kind == SourceKind.CALLABLE:
+        if not desc.has_inputs:
             raise TypeError(
-                f"external_source: source must be callable, iterable or a list, got {type(s).__name__}"
-            )
-
-    def reset(self):
-        """Start over after the end of the data (pipeline reset)."""
-        self.epoch += 1
-        self.iteration = 0
-        self.sample_in_epoch = 0
-        if self._callable is None:
-            self._setup()
-
-    def _next_from_iter(self):
-        try:
-            return next(self._iter)
-        except StopIteration:
-            if self.cycle == "quiet":
-                self._setup()
-                return next(self._iter)
-            raise
-
-    def next_batch(self, max_batch_size):
-        """The next batch (a tuple with one entry per output). Raises StopIteration at the end."""
-        if self.batch:
-            if self._callable is not None:
-                data = (self._callable(BatchInfo(self.iteration, self.epoch)) if self.batch_info
-                        else self._callable())
-            else:
-                data = self._next_from_iter()
-        else:
-            samples = []
-            for i in range(max_batch_size):
-                info = SampleInfo(self.sample_in_epoch + i, i, self.iteration, self.epoch)
-                try:
-                    samples.append(self._callable(info) if self._callable else self._next_from_iter())
-                except StopIteration:
-                    if not samples:
-                        raise
-                    break
-            self.sample_in_epoch += len(samples)
-            data = list(zip(*samples)) if self.num_outputs else samples
-        self.iteration += 1
-        if self.num_outputs is None:
-            return (data,)
-        if len(data) != self.num_outputs:
-            raise ValueError(
-                f"external_source: the source returned {len(data)} outputs, expected num_outputs={self.num_outputs}"
-            )
-        return tuple(data)
+                "Callable passed to External Source in parallel mode (when `parallel=True`) must "
+                "accept exactly one argument: `SampleInfo` if run with `batch=False` or either "
+                "`BatchInfo` or integer that represents the index of the batch within the epoch "
+                "if `batch=True`. Got a callable that does not accept arguments instead.")
+    elif not batch:
+        what = "an iterable" if desc.kind == SourceKind.ITERABLE else "a generator function"
+        raise TypeError(f"Parallel external source with {what} must be run in a batch mode "
+                        "(specify `batch=True` in the external source definition and make sure "
+                        "your source returns batches)")
 
 
-def external_source(source=None, num_outputs=None, *, cycle=None, name=None, device="cpu",
-                    layout=None, dtype=None, ndim=None, cuda_stream=None, use_copy_kernel=None,
-                    batch=True, parallel=False, no_copy=None, prefetch_queue_depth=1,
-                    batch_info=False, repeat_last=False, **kwargs):
-    """Outputs data coming from Python.
-
-    `source` is a callable (called once per batch, with a BatchInfo when batch_info=True, or
-    once per sample with a SampleInfo when batch=False), an iterable or generator function
-    (one batch per item), or a list of batches. With num_outputs=N each batch is a tuple of N
-    batches and N DataNodes are returned. Without a source, feed data with
-    Pipeline.feed_input(name, data) before each run(). At the end of the data (StopIteration)
-    the pipeline raises StopIteration after the batches already scheduled; reset() starts
-    again. cycle=True (or "quiet") rewinds iterables silently.
-    """
-    if parallel:
-        raise NotImplementedError("external_source(parallel=True): parallel Python workers are not supported yet")
-    if repeat_last:
-        raise NotImplementedError("external_source(repeat_last=True) is not supported yet")
-    if kwargs:
-        raise TypeError(f"external_source got unexpected arguments: {', '.join(kwargs)}")
+def _external_source(source=None, num_outputs=None, *, cycle=None, name=None, device="cpu",
+                     layout=None, dtype=None, ndim=None, cuda_stream=None, use_copy_kernel=None,
+                     blocking=None, batch=True, repeat_last=False, parallel=None, no_copy=None,
+                     prefetch_queue_depth=None, bytes_per_sample_hint=None, batch_info=None,
+                     **kwargs):
+    unknown = [k for k in kwargs if k not in _OP_ARGS]
+    if unknown:
+        raise ValueError(f'Got an unexpected argument "{unknown[0]}"')
     if device not in ("cpu", "gpu"):
         raise ValueError(f"external_source: device must be 'cpu' or 'gpu', got {device!r}")
-    if source is None and num_outputs is not None:
-        raise ValueError("external_source: num_outputs needs a source")
+    if num_outputs is not None and source is None:
+        raise ValueError(
+            "The parameter ``num_outputs`` is only valid when using ``source`` to provide data. To "
+            "feed multiple external sources in ``feed_input``, use multiple `external_source` nodes.")
+    if name is not None and num_outputs is not None:
+        raise RuntimeError("``num_outputs`` is not compatible with named `fn.external_source`.")
+    callback, desc = describe_source(source, cycle, bool(batch_info)) if source is not None else (None, None)
+    if callback is not None and repeat_last:
+        raise ValueError("``repeat_last`` must not be set when using the ``source`` argument. "
+                         "It's usable only with manually fed `fn.external_source`.")
+    parallel = bool(parallel)
+    if parallel:
+        prefetch_queue_depth = 1 if prefetch_queue_depth is None else prefetch_queue_depth
+        if desc is not None:
+            _check_parallel(desc, batch, no_copy, prefetch_queue_depth, bytes_per_sample_hint)
+        no_copy = True
+    else:
+        for value, arg in ((prefetch_queue_depth, "prefetch_queue_depth"),
+                           (bytes_per_sample_hint, "bytes_per_sample_hint")):
+            if value is not None:
+                raise ValueError(f"The argument `{arg}` is valid only for parallel external sources "
+                                 "(when ``parallel`` is True).")
     n = 1 if num_outputs is None else int(num_outputs)
-    layouts = layout if isinstance(layout, (list, tuple)) else [layout] * n
-    dtypes = dtype if isinstance(dtype, (list, tuple)) else [dtype] * n
-    ndims = ndim if isinstance(ndim, (list, tuple)) else [ndim] * n
-    ops = []
+    ops, layouts = [], []
     for i in range(n):
-        op_name = name if (n == 1 or name is None) else f"{name}[{i}]"
-        args = {"name": op_name, "device": device, "layout": layouts[i] or "", "dtype": dtypes[i],
-                "ndim": ndims[i]}
-        ops.append(OpInstance("external_source", [], args))
-    if source is not None:
-        group = ExternalSourceGroup(source, ops, num_outputs, cycle, batch, batch_info)
+        args = dict(kwargs, name=name, device=device, repeat_last=repeat_last or None,
+                    blocking=blocking, no_copy=no_copy,
+                    layout=_per_output(layout, n, i, ""), dtype=_per_output(dtype, n, i, None),
+                    ndim=_per_output(ndim, n, i, None))
+        layouts.append(args["layout"] or None)
+        args["layout"] = args["layout"] or None
+        op = OpInstance("external_source", [], args)
+        op.preserve = False  # as in DALI: an external_source no output needs is pruned
+        ops.append(op)
+    if callback is not None:
+        group = SourceGroup(callback, desc, ops, num_outputs, batch=batch, batch_info=bool(batch_info),
+                            parallel=parallel, prefetch_queue_depth=prefetch_queue_depth,
+                            bytes_per_sample_hint=bytes_per_sample_hint, no_copy=bool(no_copy),
+                            layouts=layouts)
         for op in ops:
             op.es_group = group
     outputs = [op.outputs[0] for op in ops]
     return outputs[0] if num_outputs is None else outputs
 
 
+def external_source(source=None, num_outputs=None, *, cycle=None, name=None, device="cpu",
+                    layout=None, dtype=None, ndim=None, cuda_stream=None, use_copy_kernel=None,
+                    blocking=None, batch=True, repeat_last=False, parallel=None, no_copy=None,
+                    prefetch_queue_depth=None, bytes_per_sample_hint=None, batch_info=None,
+                    **kwargs):
+    """Outputs data coming from Python (DALI's fn.external_source).
+
+    `source`: a callable called once per batch (with no argument, the iteration index, or a
+    BatchInfo when batch_info=True), or once per sample with batch=False (with no argument or a
+    SampleInfo); an iterable or a generator function (one batch per item, or one sample per item
+    with batch=False). With num_outputs=N each batch (or sample) is a tuple of N and N DataNodes
+    are returned. Without a source, feed each iteration with Pipeline.feed_input(name, data);
+    blocking=True waits for that data (fed from another thread), repeat_last=True reuses the last
+    batch when none was fed.
+
+    cycle: "no" / False / None (StopIteration at the end; reset() goes on with the source as it
+    is), "quiet" / True (rewinds silently) or "raise" (StopIteration, then starts over).
+    layout, dtype, ndim: per output (a list for several); the data is checked against them, and
+    without layout the output has the layout the data was fed with. no_copy=True feeds the
+    arrays' memory without a copy (they must not change until the iteration is consumed).
+
+    parallel=True runs the source in the pipeline's Python worker processes (py_num_workers,
+    py_start_method): a callable taking a SampleInfo (batch=False) or the batch index /
+    BatchInfo, an iterable or a generator function (batch=True); prefetch_queue_depth batches
+    are computed ahead; bytes_per_sample_hint sizes the shared memory.
+    """
+    return _external_source(source, num_outputs, cycle=cycle, name=name, device=device,
+                            layout=layout, dtype=dtype, ndim=ndim, cuda_stream=cuda_stream,
+                            use_copy_kernel=use_copy_kernel, blocking=blocking, batch=batch,
+                            repeat_last=repeat_last, parallel=parallel, no_copy=no_copy,
+                            prefetch_queue_depth=prefetch_queue_depth,
+                            bytes_per_sample_hint=bytes_per_sample_hint, batch_info=batch_info,
+                            **kwargs)
+
+
 class ExternalSource:
-    """ops.ExternalSource: the legacy class form of fn.external_source."""
+    """ops.ExternalSource: the class form of fn.external_source. Arguments may be given to the
+    constructor or to the call, not both; parallel=True makes batch default to False here."""
+
+    _CALL_ONLY = ("name",)
+    _RUNTIME_ERROR = ("layout", "dtype", "ndim", "cuda_stream", "use_copy_kernel")  # as DALI
 
     def __init__(self, source=None, num_outputs=None, **kwargs):
         self._source = source
         self._num_outputs = num_outputs
         self._kwargs = kwargs
+        if kwargs.get("name") is not None and num_outputs is not None:
+            raise ValueError("`num_outputs` is not compatible with named `ops.ExternalSource`")
 
-    def __call__(self, source=None, **kwargs):
+    def __call__(self, *, source=None, cycle=None, **kwargs):
+        if source is not None and self._source is not None:
+            raise RuntimeError("``source`` already specified in constructor.")
+        if cycle is not None and source is None:
+            raise ValueError("The argument ``cycle`` can only be specified if ``source`` is a "
+                             "reusable iterable or a generator function specified in this call.")
         merged = dict(self._kwargs)
-        merged.update(kwargs)
-        return external_source(source if source is not None else self._source,
-                               self._num_outputs, **merged)
-
+        for k, v in kwargs.items():
+            if v is None:
+                continue
+            if self._kwargs.get(k) is not None and k not in self._CALL_ONLY:
+                error = RuntimeError if k in self._RUNTIME_ERROR else ValueError
+                raise error(f"The argument ``{k}`` already specified in constructor.")
+            merged[k] = v
+        if cycle is not None:
+            merged["cycle"] = cycle
+        if merged.get("batch") is None:
+            merged["batch"] = not merged.get("parallel", False)
+        return _external_source(source if source is not None else self._source,
+                                self._num_outputs, **merged)

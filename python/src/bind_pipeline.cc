@@ -2,17 +2,127 @@
 // Python front end generates fn.* / ops.* from.
 
 #include <Python.h>
+#include <nanobind/ndarray.h>
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
 
+#include <atomic>
 #include <chrono>
+#include <optional>
 
 #include "bindings.h"
+#include "sluice/core/mutex.h"
 #include "sluice/exec/pipeline.h"
 #include "sluice/graph/schema_registry.h"
 
 namespace sluice::python {
 namespace {
+
+// Note [Borrowed feeds]
+// feed_input(no_copy=True) hands the engine the fed arrays' own memory: each Buffer borrows it
+// and keeps the fed Python object alive. The last reference to such a buffer can go on any
+// thread - an engine thread, or one holding the executor's mutex while it drops an iteration -
+// where running Python code (the object's finalisers: a parallel source's shared-memory lease
+// returning its chunk to a worker) could deadlock or re-enter the engine. So releasing only
+// queues the object; the queue is emptied under the GIL at the binding's entry points, where no
+// engine lock is held, and by a pending call that Python runs in its main thread between two
+// bytecodes (where no binding code runs), so that what the user dropped goes soon.
+class BorrowedFeeds {
+ public:
+  static std::shared_ptr<const void> hold(nb::handle obj) {
+    PyObject* o = obj.ptr();
+    Py_INCREF(o);
+    return std::shared_ptr<const void>(o, [](const void* p) {
+      BorrowedFeeds& q = instance();
+      {
+        MutexLock lock(q.mu_);
+        q.released_.push_back(static_cast<PyObject*>(const_cast<void*>(p)));
+      }
+      if (!q.drain_pending_.exchange(true) && Py_AddPendingCall(&pending_drain, nullptr) != 0)
+        q.drain_pending_ = false;  // Python's queue is full: the next binding call drains
+    });
+  }
+
+  // With the GIL held and no engine lock.
+  static void drain() {
+    BorrowedFeeds& q = instance();
+    q.drain_pending_ = false;
+    std::vector<PyObject*> released;
+    {
+      MutexLock lock(q.mu_);
+      released.swap(q.released_);
+    }
+    for (PyObject* o : released) Py_DECREF(o);
+  }
+
+ private:
+  static BorrowedFeeds& instance() {
+    static auto* q = new BorrowedFeeds;  // leaked: engine threads may release after exit
+    return *q;
+  }
+
+  static int pending_drain(void*) {
+    drain();
+    return 0;
+  }
+
+  Mutex mu_;
+  std::vector<PyObject*> released_ SLUICE_GUARDED_BY(mu_);
+  std::atomic<bool> drain_pending_{false};
+};
+
+// Drains the released borrowed feeds when the binding call returns.
+struct DrainOnExit {
+  ~DrainOnExit() { BorrowedFeeds::drain(); }
+};
+
+// CPU data fed with no_copy: a TensorList over the arrays' memory (one buffer when the samples
+// lie back to back, as a worker writes them), or nullopt when the data cannot be borrowed (GPU
+// arrays, non-contiguous ones, other objects): then it is copied.
+std::optional<TensorList> borrow_host_batch(nb::handle data, const std::string& layout) {
+  using Array = nb::ndarray<nb::ro, nb::c_contig, nb::device::cpu>;
+  std::vector<Array> arrays;
+  const bool batched = !nb::isinstance<nb::list>(data) && !nb::isinstance<nb::tuple>(data);
+  try {
+    if (batched) {
+      arrays.push_back(nb::cast<Array>(data));
+    } else {
+      for (nb::handle item : data) arrays.push_back(nb::cast<Array>(item));
+    }
+  } catch (const nb::cast_error&) {
+    return std::nullopt;
+  }
+  if (arrays.empty() || (batched && arrays[0].ndim() == 0)) return std::nullopt;
+  const DType dtype = dtype_from_dl(arrays[0].dtype().code, arrays[0].dtype().bits);
+  std::vector<Shape> shapes;
+  std::vector<char*> ptrs;
+  for (const Array& a : arrays) {
+    if (dtype_from_dl(a.dtype().code, a.dtype().bits) != dtype) return std::nullopt;
+    Shape s;
+    for (size_t d = batched ? 1 : 0; d < a.ndim(); ++d) s.push_back(static_cast<int64_t>(a.shape(d)));
+    const size_t n = batched ? a.shape(0) : 1;
+    const size_t bytes = static_cast<size_t>(volume(s)) * dtype_size(dtype);
+    for (size_t i = 0; i < n; ++i) {
+      shapes.push_back(s);
+      ptrs.push_back(static_cast<char*>(const_cast<void*>(a.data())) + i * bytes);
+    }
+  }
+  std::shared_ptr<const void> owner = BorrowedFeeds::hold(data);
+  TensorList list(MemoryKind::kHost);
+  std::vector<std::shared_ptr<Buffer>> buffers;
+  size_t total = 0;
+  bool adjacent = true;
+  for (size_t i = 0; i < ptrs.size(); ++i) {
+    const size_t bytes = static_cast<size_t>(volume(shapes[i])) * dtype_size(dtype);
+    adjacent = adjacent && ptrs[i] == ptrs[0] + total;
+    total += bytes;
+    buffers.push_back(Buffer::borrow(ptrs[i], bytes, MemoryKind::kHost, -1, owner));
+  }
+  if (adjacent) buffers = {Buffer::borrow(ptrs[0], total, MemoryKind::kHost, -1, owner)};
+  list.share(std::move(shapes), dtype, std::move(buffers));
+  if (!layout.empty()) list.set_layout(layout);
+  return list;
+}
 
 nb::object json_to_python(const nlohmann::json& j) {
   static nb::handle loads =
@@ -43,6 +153,7 @@ class PyPipeline {
   }
 
   void schedule_run() {
+    DrainOnExit drain;
     Executor& e = ex();
     nb::gil_scoped_release nogil;
     e.schedule_run();
@@ -50,6 +161,7 @@ class PyPipeline {
 
   // Returns (outputs, batch info). Waits without the GIL, checking for Ctrl-C every 50 ms.
   nb::tuple share_outputs() {
+    DrainOnExit drain;
     Executor& e = ex();
     for (;;) {
       bool ready;
@@ -80,23 +192,33 @@ class PyPipeline {
     return nb::make_tuple(tensors, info);
   }
 
-  void release_outputs() { ex().release_outputs(); }
+  void release_outputs() {
+    DrainOnExit drain;
+    ex().release_outputs();
+  }
 
   void reset() {
+    DrainOnExit drain;
     Executor& e = ex();
     nb::gil_scoped_release nogil;
     e.reset();
   }
 
-  void feed_input(const std::string& name, nb::handle data, const std::string& layout) {
+  void feed_input(const std::string& name, nb::handle data, const std::string& layout,
+                  bool no_copy) {
+    DrainOnExit drain;
     Executor& e = ex();
     int i = e.graph().find_op(name);
     SLUICE_CHECK(i >= 0, InvalidArgument, "feed_input: no operator named '", name, "'");
     bool gpu = e.graph().ops[i].device != OpDevice::kCPU;
-    e.feed(name, tensor_list_from_python(data, layout, gpu, e.params().device_id));
+    std::optional<TensorList> borrowed;
+    if (no_copy && !gpu) borrowed = borrow_host_batch(data, layout);
+    e.feed(name, borrowed ? std::move(*borrowed)
+                          : tensor_list_from_python(data, layout, gpu, e.params().device_id));
   }
 
   void close() {
+    DrainOnExit drain;
     std::unique_ptr<Pipeline> p = std::move(pipe_);
     nb::gil_scoped_release nogil;
     p.reset();
@@ -116,7 +238,7 @@ void register_pipeline(nb::module_& m) {
       .def("release_outputs", &PyPipeline::release_outputs)
       .def("reset", &PyPipeline::reset)
       .def("feed_input", &PyPipeline::feed_input, nb::arg("name"), nb::arg("data"),
-           nb::arg("layout") = "")
+           nb::arg("layout") = "", nb::arg("no_copy") = false)
       .def("close", &PyPipeline::close)
       .def("serialize",
            [](PyPipeline& p) {
@@ -146,6 +268,9 @@ void register_pipeline(nb::module_& m) {
       .def_prop_ro("stream",
                    [](PyPipeline& p) { return reinterpret_cast<uintptr_t>(p.ex().stream()); });
 
+  m.def("release_borrowed_feeds", &BorrowedFeeds::drain,
+        "Releases the objects fed with no_copy that the engine no longer uses (Note [Borrowed "
+        "feeds]); the pipeline's calls do it too.");
   m.def(
       "schemas",
       [] {

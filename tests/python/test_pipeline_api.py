@@ -156,7 +156,7 @@ def test_external_source_kinds_and_end_of_data():
 
     @pipeline_def(batch_size=2, num_threads=1, device_id=None, prefetch_queue_depth=2)
     def from_list():
-        return fn.external_source([[data[0], data[1]], [data[2], data[3]]])
+        return fn.external_source([[data[0], data[1]], [data[2], data[3]]], cycle="raise")
 
     pipe = from_list()
     a = np.asarray(pipe.run()[0])
@@ -297,8 +297,6 @@ def test_properties_and_unsupported_parameters():
     assert not pipe.is_restored_from_checkpoint
     with pytest.raises(NotImplementedError, match="checkpointing.*not supported yet"):
         pipe.checkpoint()
-    with pytest.raises(NotImplementedError, match="parallel"):
-        fn.external_source(lambda: None, parallel=True)
 
 
 def test_pipeline_def_splits_arguments_and_refuses_kwargs_when_called():

@@ -8,10 +8,12 @@ external sources and hands out the results.
 
 import atexit
 import json
+import multiprocessing
 import threading
 import weakref
 
 from sluice import _sluice
+from sluice._feeding import SourceFeeder
 from sluice.data_node import DataNode
 from sluice.pipeline._document import apply_params, document_for
 from sluice.pipeline._metadata import PipelineMetadata, _warn
@@ -66,8 +68,11 @@ class Pipeline(PipelineMetadata):
         for key, (default, what) in _UNSUPPORTED.items():
             if given[key] != default:
                 raise NotImplementedError(f"Pipeline({key}={given[key]!r}): {what} is not supported yet")
-        if py_start_method not in ("fork", "spawn"):
+        if py_start_method not in multiprocessing.get_all_start_methods():
             raise ValueError(f"py_start_method must be 'fork' or 'spawn', got {py_start_method!r}")
+        if py_callback_pickler is not None and py_start_method == "fork":
+            raise ValueError(
+                "``py_callback_pickler`` should not be set when 'fork' start method is used.")
         if experimental_exec_dynamic is not None:
             _warn("experimental_exec_dynamic is deprecated, please use exec_dynamic instead")
             exec_dynamic = experimental_exec_dynamic
@@ -122,9 +127,7 @@ class Pipeline(PipelineMetadata):
         self._sinks = []
         self._backend = None
         self._document = None
-        self._groups = []
-        self._fed_only = []
-        self._fed_count = {}
+        self._feeder = None  # the external sources (sluice._feeding), made with the graph
         self._scheduled = 0
         self._first_run = True
         self._end = False
@@ -202,7 +205,7 @@ class Pipeline(PipelineMetadata):
         for node in self._sinks:
             visit(node.source)
         for op in self._ops:
-            if op.preserve or op.type == "external_source":
+            if op.preserve:
                 visit(op)
         return order
 
@@ -232,27 +235,23 @@ class Pipeline(PipelineMetadata):
         if self._batch_size is None or self._batch_size < 1:
             raise ValueError(f"Invalid batch size: {self._batch_size}. Please set a positive "
                              "integer.")
+        self.start_py_workers(define_graph)
+        self._backend = _sluice.PipelineBackend(self._document)
+        _live.add(self)
+
+    def _prepare(self, define_graph=None):
+        """The graph, its document and the external sources, without the engine."""
+        if self._feeder is not None:
+            if define_graph is not None:
+                raise RuntimeError("build(define_graph) cannot be used after start_py_workers()")
+            return
         self._define(define_graph)
         ops = self._collect()
         require_unique_names(ops)
         self._declared = per_output(self._output_dtype, self._output_ndim, self._output_layout,
                                     len(self._outputs))
         self._document = document_for(self, ops)
-        self._attach(ops)
-        self._backend = _sluice.PipelineBackend(self._document)
-        _live.add(self)
-
-    def _attach(self, ops):
-        groups = []
-        for op in ops:
-            if op.type != "external_source":
-                continue
-            g = getattr(op, "es_group", None)
-            if g is None:
-                self._fed_only.append(op.name)
-            elif g not in groups:
-                groups.append(g)
-        self._groups = groups
+        self._feeder = SourceFeeder(self, ops)
 
     # --- running ----------------------------------------------------------------------------
     def _check_api(self, mode):
@@ -279,23 +278,13 @@ class Pipeline(PipelineMetadata):
         return any(d == "gpu" for d in self._backend.output_devices())
 
     def _schedule_one(self):
-        """Feeds external sources for one iteration and schedules it; False at the end."""
+        """Feeds external sources for one iteration (iter_setup() included) and schedules it;
+        False at the end of the data."""
         if self._end:
             return False
-        self.iter_setup()
-        fed = []
-        try:
-            for g in self._groups:
-                fed.append((g, g.next_batch(self._batch_size)))
-        except StopIteration:
+        if not self._feeder.next_iteration(self._backend, self._batch_size):
             self._end = True
             return False
-        from sluice.external_source import normalize_batch
-
-        for g, data in fed:
-            for op, batch in zip(g.ops, data):
-                layout = op.args.get("layout", "")
-                self._backend.feed_input(op.name, normalize_batch(batch), layout)
         self._backend.schedule_run()
         self._scheduled += 1
         return True
@@ -310,8 +299,9 @@ class Pipeline(PipelineMetadata):
         if self._first_run:
             self._first_run = False
             n = self._depth()
-            if self._fed_only:  # feed_input-driven sources: only what has been fed
-                n = max(1, min([n] + [self._fed_count.get(name, 0) for name in self._fed_only]))
+            fed = self._feeder.available()
+            if fed is not None:  # feed_input-driven sources: only what has been fed
+                n = max(1, min(n, fed))
             for _ in range(n):
                 if not self._schedule_one():
                     break
@@ -330,8 +320,6 @@ class Pipeline(PipelineMetadata):
         if self._scheduled == 0:
             raise StopIteration
         self._scheduled -= 1
-        for name in self._fed_only:
-            self._fed_count[name] = max(0, self._fed_count.get(name, 0) - 1)
         outputs, self._last_info = self._backend.share_outputs()
         check_iteration(outputs, self._declared)
         return tuple(outputs)
@@ -386,12 +374,10 @@ class Pipeline(PipelineMetadata):
         if self._backend is None:
             return
         self._backend.reset()
-        for g in self._groups:
-            g.reset()
+        self._feeder.reset(ended=self._end)
         self._scheduled = 0
         self._first_run = True
         self._end = False
-        self._fed_count = {}
 
     def empty(self):
         """True when no scheduled iteration is waiting to be consumed."""
@@ -403,13 +389,20 @@ class Pipeline(PipelineMetadata):
         name = data_node.source.name if isinstance(data_node, DataNode) else data_node
         if name not in self._input_names():
             raise KeyError(f'Could not find an input operator with name "{name}"')
-        from sluice.external_source import normalize_batch
+        self._feeder.feed(self._backend, name, data, layout, self._batch_size)
+        self._feeder.fed(name)
 
-        self._backend.feed_input(name, normalize_batch(data), layout or "")
-        self._fed_count[name] = self._fed_count.get(name, 0) + 1
+    def start_py_workers(self, define_graph=None):
+        """Starts the Python worker processes of parallel external sources (build() does it
+        too). With py_start_method="fork", call it before anything creates a CUDA context
+        (building any pipeline with a GPU, a framework's CUDA tensors)."""
+        self._prepare(define_graph)
+        self._feeder.start_workers()
 
-    def start_py_workers(self):
-        """Parallel external sources are not supported; nothing to start."""
+    def external_source_shm_statistics(self):
+        """The shared memory of parallel external sources: {"capacities": [bytes per chunk]}."""
+        pool = self._feeder.pool if self._feeder is not None else None
+        return pool.shm_statistics() if pool is not None else {"capacities": []}
 
     def _load(self, doc):
         apply_params(self, doc["params"])
@@ -417,9 +410,8 @@ class Pipeline(PipelineMetadata):
         self._declared = per_output(self._output_dtype, self._output_ndim, self._output_layout,
                                     len(self._outputs))
         self._document = json.dumps(doc)
-        self._groups, self._fed_count, self._scheduled = [], {}, 0
-        self._first_run, self._end, self._api_mode = True, False, None
-        self._fed_only = [op["name"] for op in doc["ops"] if op["type"] == "external_source"]
+        self._scheduled, self._first_run, self._end, self._api_mode = 0, True, False, None
+        self._feeder = SourceFeeder.from_document(self, doc["ops"])
         self._backend = _sluice.PipelineBackend(self._document)
         _live.add(self)
 
@@ -428,6 +420,8 @@ class Pipeline(PipelineMetadata):
         b, self._backend = self._backend, None
         if b is not None:
             b.close()
+        if self._feeder is not None:
+            self._feeder.close()
 
     def __del__(self):
         try:

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "sluice/core/error.h"
 #include "sluice/memory/buffer_policy.h"
 
 namespace sluice {
@@ -20,7 +21,8 @@ Buffer::Buffer(Buffer&& o) noexcept
       size_(o.size_),
       capacity_(o.capacity_),
       min_capacity_(o.min_capacity_),
-      stream_(o.stream()) {
+      stream_(o.stream()),
+      owner_(std::move(o.owner_)) {
   o.data_ = nullptr;
   o.size_ = o.capacity_ = o.min_capacity_ = 0;
 }
@@ -38,14 +40,29 @@ Buffer& Buffer::operator=(Buffer&& o) noexcept {
     capacity_ = o.capacity_;
     min_capacity_ = o.min_capacity_;
     stream_ = o.stream();
+    owner_ = std::move(o.owner_);
     o.data_ = nullptr;
     o.size_ = o.capacity_ = o.min_capacity_ = 0;
   }
   return *this;
 }
 
+std::shared_ptr<Buffer> Buffer::borrow(void* data, size_t bytes, MemoryKind kind, int device,
+                                       std::shared_ptr<const void> owner) {
+  SLUICE_ENFORCE(owner != nullptr, "Buffer::borrow needs the memory's owner");
+  auto b = std::make_shared<Buffer>(kind, device);
+  b->data_ = data;
+  b->size_ = b->capacity_ = bytes;
+  b->owner_ = std::move(owner);
+  return b;
+}
+
 void Buffer::reset() {
-  if (data_) memory_resource(kind_, device_).deallocate(data_, capacity_, stream());
+  if (owner_) {
+    owner_.reset();
+  } else if (data_) {
+    memory_resource(kind_, device_).deallocate(data_, capacity_, stream());
+  }
   data_ = nullptr;
   capacity_ = 0;
   size_ = 0;
@@ -58,6 +75,7 @@ void Buffer::reallocate(size_t capacity) {
 }
 
 void Buffer::resize(size_t bytes) {
+  if (owner_) reset();
   BufferPolicy p = buffer_policy();
   if (bytes > capacity_) {
     double factor = kind_ == MemoryKind::kDevice ? p.device_growth_factor : p.host_growth_factor;
@@ -85,6 +103,7 @@ void Buffer::resize(size_t bytes) {
 }
 
 void Buffer::reserve(size_t bytes) {
+  if (owner_) reset();
   min_capacity_ = std::max(min_capacity_, bytes);
   if (bytes > capacity_) {
     size_t keep = size_;

@@ -5,10 +5,12 @@
 // shrink, once kShrinkWindow requests in a row were below threshold * capacity, to the largest
 // of them. Contents are not preserved across a reallocation. A device or pinned buffer remembers
 // the stream that last used it; its memory is returned to the pool ordered after that stream.
-// Not thread-safe.
+// A borrowed buffer (borrow()) views memory owned elsewhere: it is never written through a
+// TensorList, reallocated or freed, only its owner released. Not thread-safe.
 
 #include <atomic>
 #include <cstddef>
+#include <memory>
 
 #include "sluice/cuda/cuda_api.h"
 #include "sluice/memory/memory_resource.h"
@@ -30,13 +32,20 @@ class Buffer {
   Buffer(Buffer&& o) noexcept;
   Buffer& operator=(Buffer&& o) noexcept;
 
+  // A view of `bytes` at `data`, kept alive by `owner` (released when the buffer is destroyed or
+  // reset): data fed without a copy, e.g. a Python array.
+  static std::shared_ptr<Buffer> borrow(void* data, size_t bytes, MemoryKind kind, int device,
+                                        std::shared_ptr<const void> owner);
+  bool borrowed() const { return owner_ != nullptr; }
+
   void* data() const { return data_; }
   size_t size() const { return size_; }          // bytes requested by the last resize()
   size_t capacity() const { return capacity_; }  // bytes allocated
   MemoryKind kind() const { return kind_; }
   int device() const { return device_; }
 
-  // Makes size() == bytes, reallocating per the policy when needed.
+  // Makes size() == bytes, reallocating per the policy when needed (a borrowed buffer first
+  // lets go of the memory it views).
   void resize(size_t bytes);
   // Ensures capacity() >= bytes without changing size(); host buffers never shrink below it.
   void reserve(size_t bytes);
@@ -60,6 +69,7 @@ class Buffer {
   int small_run_ = 0;        // consecutive requests below the shrink threshold
   size_t small_peak_ = 0;    // the largest of them
   std::atomic<cuda::StreamHandle> stream_{nullptr};
+  std::shared_ptr<const void> owner_;  // borrowed memory's owner
 };
 
 }  // namespace sluice

@@ -104,5 +104,37 @@ TEST(TensorList, PerSampleStorageAndRemap) {
   EXPECT_EQ(t.sample<uint8_t>(2)[2], 12);
 }
 
+TEST(TensorList, SharedBorrowedMemoryIsViewedNotCopiedAndReleasedOnce) {
+  std::vector<int32_t> owned = {1, 2, 3, 4, 5};
+  int released = 0;
+  {
+    std::shared_ptr<const void> owner(&owned, [&](const void*) { ++released; });
+    auto whole = Buffer::borrow(owned.data(), 5 * sizeof(int32_t), MemoryKind::kHost, -1, owner);
+    auto tail = Buffer::borrow(owned.data() + 3, 2 * sizeof(int32_t), MemoryKind::kHost, -1, owner);
+    owner.reset();
+    TensorList contiguous;
+    contiguous.share({{3}, {2}}, DType::kInt32, {whole});
+    EXPECT_TRUE(contiguous.is_contiguous());
+    EXPECT_EQ(contiguous.sample<int32_t>(1), owned.data() + 3);
+    TensorList per_sample;
+    per_sample.share({{3}, {2}}, DType::kInt32, {whole, tail});
+    EXPECT_FALSE(per_sample.is_contiguous());
+    EXPECT_EQ(per_sample.sample<int32_t>(1)[1], 5);
+    // Writing goes to fresh memory: the borrowed data stays as it was.
+    per_sample.resize({{3}, {2}}, DType::kInt32, TensorList::Storage::kPerSample);
+    per_sample.sample<int32_t>(0)[0] = 9;
+    contiguous.resize_uniform(2, {1}, DType::kInt32);
+    contiguous.sample<int32_t>(0)[0] = 9;
+    EXPECT_EQ(owned[0], 1);
+    EXPECT_EQ(released, 0);
+    whole.reset();
+    tail.reset();
+  }
+  EXPECT_EQ(released, 1);
+  TensorList t;
+  auto small = Buffer::borrow(owned.data(), 4, MemoryKind::kHost, -1, std::make_shared<int>(0));
+  EXPECT_THROW(t.share({{2}}, DType::kInt32, {small}), Error);
+}
+
 }  // namespace
 }  // namespace sluice

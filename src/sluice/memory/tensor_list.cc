@@ -57,7 +57,7 @@ Tensor TensorList::tensor(int i) const {
 }
 
 std::shared_ptr<Buffer> TensorList::writable(std::shared_ptr<Buffer>& b) {
-  if (!b || b.use_count() > 1) {
+  if (!b || b.use_count() > 1 || b->borrowed()) {
     b = std::make_shared<Buffer>(kind_, device_);
     b->set_stream(stream_);
   } else if (kind_ != MemoryKind::kHost && stream_ && b->stream() && b->stream() != stream_) {
@@ -88,6 +88,36 @@ void TensorList::resize(std::vector<Shape> shapes, DType dtype, Storage storage)
     offsets_.clear();
     samples_.resize(n);
     for (int i = 0; i < n; ++i) writable(samples_[i])->resize(sample_bytes(i));
+  }
+}
+
+void TensorList::share(std::vector<Shape> shapes, DType dtype,
+                       std::vector<std::shared_ptr<Buffer>> buffers) {
+  const bool contiguous = buffers.size() == 1;
+  SLUICE_ENFORCE(contiguous || buffers.size() == shapes.size(),
+                 "share: one buffer, or one per sample");
+  shapes_ = std::move(shapes);
+  dtype_ = dtype;
+  storage_ = contiguous ? Storage::kContiguous : Storage::kPerSample;
+  const int n = num_samples();
+  offsets_.clear();
+  samples_.clear();
+  buffer_.reset();
+  if (contiguous) {
+    buffer_ = std::move(buffers[0]);
+    offsets_.resize(n);
+    size_t off = 0;
+    for (int i = 0; i < n; ++i) {
+      offsets_[i] = off;
+      off += sample_bytes(i);
+    }
+    SLUICE_ENFORCE(off <= buffer_->size(), "share: the buffer is smaller than its samples");
+  } else {
+    samples_ = std::move(buffers);
+    for (int i = 0; i < n; ++i) {
+      SLUICE_ENFORCE(sample_bytes(i) <= samples_[i]->size(),
+                     "share: a buffer is smaller than its sample");
+    }
   }
 }
 

@@ -77,6 +77,9 @@ class TensorList {
   // Sets shapes and type, reusing buffers where possible (see the class comment).
   void resize(std::vector<Shape> shapes, DType dtype, Storage storage = Storage::kContiguous);
   void resize_uniform(int num_samples, const Shape& shape, DType dtype);
+  // Makes this list view `buffers` without copying (Buffer::borrow): one buffer holding all
+  // samples back to back, or one per sample. The list never writes them; resize() replaces them.
+  void share(std::vector<Shape> shapes, DType dtype, std::vector<std::shared_ptr<Buffer>> buffers);
   // Presizes the contiguous buffer.
   void reserve(size_t bytes);
   // Stream that writes this list (device and pinned memory): frees are ordered after it.

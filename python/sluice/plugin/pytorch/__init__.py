@@ -268,11 +268,13 @@ class DALIGenericIterator:
                 self._fetch()
                 self._release_and_schedule()
                 self._counter += 1
-        if self._reader_name is None and self._size <= 0:
-            for p in self._pipes:  # external sources: start the data again
-                p.reset()
-            self._primed = False
-            self._prime()
+        if self._reader_name is None:
+            # External sources: a pipeline whose data ended starts again, also when size= set
+            # the epoch (DALI resets every pipeline with nothing more scheduled).
+            for p in self._pipes:
+                if self._size <= 0 or p.empty():
+                    p.reset()
+                    p.schedule_run()
         self._counter = 0
         self._samples = 0
         self._ended = False
