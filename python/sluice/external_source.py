@@ -38,12 +38,12 @@ class SampleInfo:
 
 def _contiguous(x):
     if isinstance(x, np.ndarray):
-        return np.ascontiguousarray(x)
+        return np.require(x, requirements="C")  # ascontiguousarray would make 0-d arrays 1-d
     if hasattr(x, "contiguous") and hasattr(x, "__dlpack__"):  # torch
         return x.contiguous()
     if hasattr(x, "__dlpack__") or type(x).__name__.startswith("TensorList"):
         return x
-    return np.ascontiguousarray(np.asarray(x))
+    return np.require(np.asarray(x), requirements="C")
 
 
 def normalize_batch(batch):
