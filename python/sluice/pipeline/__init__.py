@@ -4,5 +4,6 @@ Pipeline (_pipeline.py) and pipeline_def (_decorator.py), with the JSON document
 sent to the engine as (_document.py).
 """
 
+from sluice._conditionals import do_not_convert  # noqa: F401
 from sluice.pipeline._decorator import pipeline_def  # noqa: F401
 from sluice.pipeline._pipeline import Pipeline  # noqa: F401
