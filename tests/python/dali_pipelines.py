@@ -57,19 +57,20 @@ def _run(pipeline_def, fn, types, graph, inputs, layouts, iterations, **params):
         return (ERROR, type(e).__name__, str(e), [c.__name__ for c in type(e).__mro__])
 
 
-def run_sluice(graph, inputs, *, layouts=None, iterations=1, seed=1, **params):
-    """Runs `graph` on Sluice's CPU backend."""
-    from sluice import fn, pipeline_def, types
+def run_sluice(graph, inputs, *, layouts=None, iterations=1, debug=False, seed=1, **params):
+    """Runs `graph` on Sluice's CPU backend (in debug mode with debug=True)."""
+    from sluice import fn, types
+    from sluice.pipeline.experimental import pipeline_def
 
     params = {"batch_size": len(inputs[0]), "num_threads": 2, "device_id": None, "seed": seed,
-              **params}
+              "debug": debug, **params}
     return _run(pipeline_def, fn, types, graph, inputs, layouts, iterations, **params)
 
 
 def run_dali(graph, inputs, tmp_path, *, helpers=(), layouts=None, iterations=1, seed=1,
              **params):
-    """As run_sluice(), on DALI's CPU backend in a subprocess. Skips the calling test when
-    DALI's venv is absent."""
+    """As run_sluice() (standard mode only: DALI's debug mode needs a GPU), on DALI's CPU
+    backend in a subprocess. Skips the calling test when DALI's venv is absent."""
     import pytest
 
     python = dali_python()

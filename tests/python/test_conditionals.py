@@ -20,8 +20,8 @@ def images(seed=0, n=B):
             for _ in range(n)]
 
 
-def compare(graph, inputs, tmp_path, helpers=(), layouts=None, iterations=1):
-    ours = run_sluice(graph, inputs, layouts=layouts, iterations=iterations,
+def compare(graph, inputs, tmp_path, helpers=(), layouts=None, iterations=1, debug=False):
+    ours = run_sluice(graph, inputs, layouts=layouts, iterations=iterations, debug=debug,
                       enable_conditionals=True)
     ref = run_dali(graph, inputs, tmp_path, helpers=helpers, layouts=layouts,
                    iterations=iterations, enable_conditionals=True)
@@ -286,6 +286,19 @@ def test_policy_chain_on_random_choices_takes_each_samples_branch():
         np.testing.assert_array_equal(np.array(out.at(i)), np.array(every[c].at(i)),
                                       err_msg=f"sample {i}, choice {c}")
     assert len(seen) > 2
+
+
+@pytest.mark.parametrize("graph", [if_else, nested, constants, early_returns, logical,
+                                   inputless_in_branch, always_true, loop_of_ifs])
+def test_debug_mode_equals_dali(graph, tmp_path):
+    compare(graph, [INTS], tmp_path, iterations=2, debug=True)
+
+
+def test_rand_augment_policy_in_debug_mode_equals_dali(tmp_path):
+    first = [np.array(v % 5, np.int32) for v in range(B)]
+    second = [np.array((3 * v + 1) % 5, np.int32) for v in range(B)]
+    compare(rand_augment, [images(2), first, second], tmp_path, helpers=RAND_AUGMENT_HELPERS,
+            layouts=["HWC", None, None], debug=True)
 
 
 # --- the same usage refused --------------------------------------------------------------------
