@@ -75,10 +75,10 @@ def one_branch_assigns(fn, types, x):
 
 def constants(fn, types, x):
     if x > 3:
-        a, b, c = 7, 2.5, True
+        a, b, c, big = 7, 2.5, True, 2**40  # DALI's constants: int32 (saturated), float, bool
     else:
-        a, b, c = x, fn.cast(x, dtype=types.FLOAT), x > 100
-    return a, b, c
+        a, b, c, big = x, fn.cast(x, dtype=types.FLOAT), x > 100, -x
+    return a, b, c, big
 
 
 def early_returns(fn, types, x):

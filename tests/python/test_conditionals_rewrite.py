@@ -152,12 +152,16 @@ def test_methods_callables_and_recursion():
     assert convert_function(recursive)(5) == 120
 
 
-def test_libraries_and_lambdas_are_not_converted():
+def test_libraries_are_not_converted():
     from sluice._conditionals._runtime import converted
 
-    lam = lambda v: v  # noqa: E731
-    for f in (np.mean, len, fn.flip, lam, itertools.chain, warnings.warn):
+    for f in (np.mean, len, fn.flip, itertools.chain, warnings.warn):
         assert converted(f) is f
+
+
+def test_lambdas_are_converted():
+    pick = [lambda v, k=2: v and k or -1, lambda v: not v][0]  # two lambdas on one line
+    assert convert_function(pick)(0) == -1 and convert_function(pick)(5) == 2
 
 
 def test_rewritten_source_reads_as_documented():
@@ -203,10 +207,15 @@ def test_the_users_helpers_are_converted_unless_marked():
     def calls_converted(x):
         return converted_helper(x)
 
+    def through_lambdas(x):
+        wrapped = [lambda v: converted_helper(v), lambda v: (v > 1) and (v < 4)]
+        return wrapped[0](x), wrapped[1](x)
+
     def calls_unconverted(x):
         return unconverted_helper(x)
 
     assert run(calls_converted) == [1, 2, 3, 30, 40, 50]
+    assert run(through_lambdas) == [1, 2, 3, 30, 40, 50] + [0, 0, 1, 1, 0, 0]
     with pytest.raises(TypeError, match="enable_conditionals=True"):
         run(calls_unconverted)
 

@@ -108,8 +108,8 @@ def _branch_outputs(stack, values, names, branch):
 
 
 def _constant(stack, value):
-    """A Python number as a batch of the branch being traced (DALI's types.Constant: int32,
-    int64 beyond its range, float32 or bool)."""
+    """A Python number as a batch of the branch being traced, typed as DALI's types.Constant:
+    int32 (saturated, as DALI's), float32 or bool."""
     import numpy as np
 
     from sluice import fn, types
@@ -123,9 +123,7 @@ def _constant(stack, value):
     if isinstance(value, bool):
         return zero == (0 if value else 1)
     if isinstance(value, int):
-        if -(2**31) <= value < 2**31:
-            return zero + value
-        return fn.cast(zero, dtype=types.INT64) + value
+        return zero + min(max(value, -(2**31)), 2**31 - 1)
     return fn.cast(zero, dtype=types.FLOAT) + value
 
 
@@ -269,7 +267,7 @@ def converted(func):
 
 def _user_function(f):
     module = (getattr(f, "__module__", None) or "").split(".")[0]
-    return not (module in _NOT_CONVERTED or f.__name__ == "<lambda>"
+    return not (module in _NOT_CONVERTED
                 or getattr(f, "_sl_do_not_convert", False) or f.__code__ in _converted
                 or f.__code__.co_filename.startswith(_STDLIB))
 

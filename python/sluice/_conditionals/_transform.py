@@ -131,8 +131,11 @@ class NoSource(ValueError):
 
 
 def _parse(func):
-    """The function's definition as an AST with the file's line numbers."""
+    """The function's definition as an AST with the file's line numbers (a lambda as a `def`
+    returning its expression)."""
     code = func.__code__
+    if code.co_name == "<lambda>":
+        return _parse_lambda(code)
     try:
         lines, first = inspect.getsourcelines(code)
         tree = ast.parse(textwrap.dedent("".join(lines)))
@@ -140,9 +143,33 @@ def _parse(func):
         raise NoSource(f"its source is not available ({e})") from None
     fdef = tree.body[0] if tree.body else None
     if not isinstance(fdef, ast.FunctionDef) or fdef.name != code.co_name:
-        raise NoSource("its source is not a plain `def` (a lambda?)")
+        raise NoSource("its source is not a plain `def`")
     ast.increment_lineno(tree, first - 1)
     return fdef
+
+
+def _parse_lambda(code):
+    # A lambda's lines need not parse on their own (it may sit inside a longer expression): find
+    # it in its whole file, by line and parameter names.
+    try:
+        lines, _ = inspect.findsource(code)
+        tree = ast.parse("".join(lines))
+    except (OSError, TypeError, SyntaxError) as e:
+        raise NoSource(f"its source is not available ({e})") from None
+    params = list(code.co_varnames[:code.co_argcount + code.co_kwonlyargcount])
+    found = [n for n in ast.walk(tree) if isinstance(n, ast.Lambda)
+             and n.lineno == code.co_firstlineno
+             and [a.arg for a in n.args.posonlyargs + n.args.args + n.args.kwonlyargs] == params]
+    if len(found) > 1 and hasattr(code, "co_positions"):  # several on the line: by column
+        cols = [c for line, _, c, _ in code.co_positions() if line == code.co_firstlineno and c]
+        found = [n for n in found if cols and n.col_offset <= cols[0] < n.end_col_offset]
+    if len(found) != 1:
+        raise NoSource(f"{len(found)} lambdas with these parameters on its line")
+    lam = found[0]
+    fdef = ast.FunctionDef("__sl_lambda__", lam.args, [ast.copy_location(ast.Return(lam.body), lam)],
+                           [], None, None)
+    fdef.type_params = []
+    return ast.copy_location(fdef, lam)
 
 
 def _unconvertible(func, fdef):
