@@ -35,6 +35,12 @@ class OpInstance:
         s = schema(type_name)
         self.type = s["name"]
         self.schema = s
+        current = Pipeline.current()  # not stored: no reference cycle keeps pipelines alive
+        # Conditionals and debug mode see every operator: they place its inputs in the branch
+        # being traced / run it at once (sluice._conditionals, sluice._debug_mode).
+        hooks = getattr(current, "_op_hooks", None)
+        if hooks is not None:
+            inputs, kwargs = hooks.before_op(self.type, inputs, kwargs)
         kwargs = dict(kwargs)
         current = Pipeline.current()  # not stored: no reference cycle keeps pipelines alive
         self.name = kwargs.pop("name", None) or _default_name(self.type, current)
@@ -81,6 +87,8 @@ class OpInstance:
         self.outputs = [DataNode(f"{self.name}[{i}]", out_device, self) for i in range(n)]
         if current is not None:
             current._register_op(self)
+        if hooks is not None:
+            hooks.after_op(self)
 
     def to_json(self):
         return {

@@ -1,5 +1,15 @@
 """DataNode: a symbolic batch in a pipeline graph (an operator's output)."""
 
+# DALI's text (users match on it): a DataNode in `if`, `and`, `or`, `not` or bool() without
+# conditionals.
+NO_TRUTH_VALUE = (
+    '"DataNode" was used in conditional context - it might have been used in truth evaluation '
+    "for `if` statement, logical expression or cast to a boolean. To use conditional execution "
+    "via `if` statements you need to specify `enable_conditionals=True` in "
+    "`@nvidia.dali.pipeline_def` decorator. You can read more about conditional execution in "
+    "specific section of the Pipeline documentation. Bool conversion can be achieved with the "
+    "`cast` operator.")
+
 
 class DataNode:
     """The output of an operator while a graph is being defined. It carries no data: pass it
@@ -16,10 +26,7 @@ class DataNode:
     __hash__ = object.__hash__
 
     def __bool__(self):
-        raise TypeError(
-            "a DataNode has no truth value: it is symbolic; use fn operators or arithmetic "
-            "(conditionals are not supported)"
-        )
+        raise TypeError(NO_TRUTH_VALUE)
 
     def gpu(self):
         """This data on the GPU (a transfer in the mixed stage)."""

@@ -53,21 +53,39 @@ def pipeline_def(fn=None, *, enable_conditionals=False, **pipeline_kwargs):
     Calling the decorated function creates a Pipeline (arguments of the Pipeline constructor
     go to it, the others to the function) and runs the function with that pipeline current;
     its return values become the pipeline's outputs. The function may not take **kwargs: the
-    call refuses it, as DALI does.
+    call refuses it, as DALI does. With enable_conditionals=True, `if`, `and`, `or` and `not`
+    on DataNodes work per sample (see sluice._conditionals); it may also be given when calling
+    the decorated function.
     """
-    if enable_conditionals:
-        raise NotImplementedError("pipeline_def(enable_conditionals=True): conditionals are not supported yet")
+    return _pipeline_factory(fn, enable_conditionals, pipeline_kwargs, debug=None)
+
+
+def _pipeline_factory(fn, enable_conditionals, pipeline_kwargs, debug):
+    """pipeline_def, and with `debug` not None its experimental variant (debug mode)."""
 
     def decorator(func):
         @functools.wraps(func)
         def create_pipeline(*args, **kwargs):
+            debug_on = debug is not None and kwargs.get("debug", debug)
             ctor_kwargs, fn_kwargs = _split_arguments(func, kwargs)
-            if ctor_kwargs.pop("enable_conditionals", False):
-                raise NotImplementedError("enable_conditionals=True: conditionals are not "
-                                          "supported yet")
+            conditionals = ctor_kwargs.pop("enable_conditionals", enable_conditionals)
+            body = func
+            if conditionals:
+                from sluice._conditionals import convert_pipeline_function
+
+                body = convert_pipeline_function(func)
+            if debug_on:
+                from sluice._debug_mode import DebugPipeline
+
+                return DebugPipeline(functools.partial(body, *args, **fn_kwargs), conditionals,
+                                     **{**pipeline_kwargs, **ctor_kwargs})
             pipe = Pipeline(**{**pipeline_kwargs, **ctor_kwargs})
+            if conditionals:
+                from sluice import _conditionals
+
+                _conditionals.enable(pipe)
             with pipe:
-                pipe.set_outputs(*_as_outputs(func(*args, **fn_kwargs)))
+                pipe.set_outputs(*_as_outputs(body(*args, **fn_kwargs)))
             return pipe
 
         create_pipeline._is_pipeline_def = True

@@ -26,19 +26,27 @@ void StageRunner::run(int first, int last, Slot& cpu, Slot* gpu, int caller_slot
   for (int i = first; i < last; ++i) {
     const OpSpec& spec = graph_.ops[i];
     Workspace::IO io;
+    uint64_t work_ns = 0;
     for (const auto& t : spec.inputs) io.inputs.push_back(named(t));
     for (const auto& [arg, t] : spec.arg_inputs) io.arg_inputs[arg] = named(t);
     io.outputs = outputs_of(i, cpu, gpu);
-    Workspace ws(spec, contexts_[i], cpu.batch, std::move(io), caller_slot,
-                 [&, i](const std::vector<int>& source) { remap_before(i, cpu, gpu, source); });
     const auto t0 = std::chrono::steady_clock::now();
     try {
-      ops_[i]->run(ws);
+      const int n = operator_batch_size(spec, io.inputs, io.arg_inputs, cpu.batch.size);
+      if (n == 0) {
+        // An empty conditional branch: nothing to run; its outputs are empty too.
+        for (TensorList* t : io.outputs) t->resize({}, t->dtype());
+      } else {
+        Workspace ws(spec, contexts_[i], cpu.batch, std::move(io), n, caller_slot,
+                     [&, i](const std::vector<int>& source) { remap_before(i, cpu, gpu, source); });
+        ops_[i]->run(ws);
+        work_ns = ws.work_ns();
+      }
     } catch (...) {
       rethrow_with_context(std::current_exception(),
                            make_string(spec.describe(), ", iteration ", cpu.batch.iteration));
     }
-    stats_.on_operator_run(i, elapsed_ns(t0), ws.work_ns());
+    stats_.on_operator_run(i, elapsed_ns(t0), work_ns);
     if (stats_.memory_stats()) stats_.on_operator_outputs(i, outputs_of(i, cpu, gpu));
   }
 }

@@ -14,12 +14,36 @@ const TensorList* Workspace::arg_input(std::string_view name) const {
 }
 
 std::string Workspace::sample_context(int sample) const {
-  if (sample < 0 || sample >= static_cast<int>(batch_.samples.size())) {
+  // In a conditional branch the operator's sample i is not the iteration's sample i.
+  if (sample < 0 || sample >= static_cast<int>(batch_.samples.size()) ||
+      batch_size_ != batch_.size) {
     return make_string("sample ", sample);
   }
   const std::string& src = batch_.samples[sample].source;
   if (src.empty()) return make_string("sample ", sample);
   return make_string("sample ", sample, " (file '", src, "')");
+}
+
+int operator_batch_size(const OpSpec& spec, const std::vector<const TensorList*>& inputs,
+                        const std::map<std::string, const TensorList*, std::less<>>& arg_inputs,
+                        int batch_size) {
+  int n = -1;
+  std::string first;
+  auto take = [&](const TensorList& t, const std::string& what) {
+    const int k = t.num_samples();
+    if (n < 0) {
+      n = k;
+      first = what;
+    } else if (spec.schema->has_uneven_inputs()) {
+      n = std::max(n, k);
+    } else {
+      SLUICE_CHECK(k == n, InvalidArgument, "batch sizes differ: ", first, " has ", n, " samples, ",
+                   what, " has ", k);
+    }
+  };
+  for (size_t i = 0; i < inputs.size(); ++i) take(*inputs[i], make_string("input ", i));
+  for (const auto& [name, t] : arg_inputs) take(*t, make_string("argument '", name, "'"));
+  return n < 0 ? batch_size : n;
 }
 
 std::vector<int> costliest_first(std::span<const double> cost) {

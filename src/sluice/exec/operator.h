@@ -67,6 +67,13 @@ struct OpContext {
 // Indices of `cost` from the largest value to the smallest (ties in index order).
 std::vector<int> costliest_first(std::span<const double> cost);
 
+// The samples an operator runs on: its inputs' and argument inputs' count, which must agree
+// (the largest, for a schema with uneven_inputs()); the iteration's `batch_size` without any.
+// Inside a conditional branch this is the branch's share of the batch, possibly 0.
+int operator_batch_size(const OpSpec& spec, const std::vector<const TensorList*>& inputs,
+                        const std::map<std::string, const TensorList*, std::less<>>& arg_inputs,
+                        int batch_size);
+
 class Workspace {
  public:
   struct IO {
@@ -75,19 +82,22 @@ class Workspace {
     std::map<std::string, const TensorList*, std::less<>> arg_inputs;
   };
 
-  Workspace(const OpSpec& spec, const OpContext& ctx, BatchInfo& batch, IO io, int caller_slot,
-            std::function<void(const std::vector<int>&)> remap_earlier)
+  // `batch_size`: the samples the operator runs on (operator_batch_size()).
+  Workspace(const OpSpec& spec, const OpContext& ctx, BatchInfo& batch, IO io, int batch_size,
+            int caller_slot, std::function<void(const std::vector<int>&)> remap_earlier)
       : spec_(spec),
         ctx_(ctx),
         batch_(batch),
         io_(std::move(io)),
+        batch_size_(batch_size),
         caller_slot_(caller_slot),
         remap_earlier_(std::move(remap_earlier)) {}
 
   const OpSpec& spec() const { return spec_; }
   const OpContext& context() const { return ctx_; }
   BatchInfo& batch() { return batch_; }
-  int batch_size() const { return batch_.size; }
+  // The samples this operator runs on: the iteration's, or fewer inside a conditional branch.
+  int batch_size() const { return batch_size_; }
 
   int num_inputs() const { return static_cast<int>(io_.inputs.size()); }
   const TensorList& input(int i) const { return *io_.inputs[i]; }
@@ -133,6 +143,7 @@ class Workspace {
   const OpContext& ctx_;
   BatchInfo& batch_;
   IO io_;
+  int batch_size_;
   int caller_slot_;
   std::function<void(const std::vector<int>&)> remap_earlier_;
   std::atomic<uint64_t> work_ns_{0};

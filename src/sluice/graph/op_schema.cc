@@ -137,6 +137,10 @@ OpSchema& OpSchema::internal() {
   internal_ = true;
   return *this;
 }
+OpSchema& OpSchema::uneven_inputs() {
+  uneven_inputs_ = true;
+  return *this;
+}
 OpSchema& OpSchema::alias(std::string name) {
   aliases_.push_back(std::move(name));
   return *this;

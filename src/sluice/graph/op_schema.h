@@ -75,6 +75,9 @@ class OpSchema {
   OpSchema& internal();
   // Extra fn names for the same operator (DALI's legacy names, e.g. "image_decoder").
   OpSchema& alias(std::string name);
+  // Its inputs may differ in sample count (the merge of conditional branches): it runs on the
+  // largest count and sizes its outputs itself. Other operators' inputs must agree.
+  OpSchema& uneven_inputs();
 
   const std::string& name() const { return name_; }
   const std::string& doc_string() const { return doc_; }
@@ -89,6 +92,7 @@ class OpSchema {
   bool is_source() const { return source_; }
   bool is_no_prune() const { return no_prune_; }
   bool is_internal() const { return internal_; }
+  bool has_uneven_inputs() const { return uneven_inputs_; }
   const std::vector<std::string>& aliases() const { return aliases_; }
   const std::vector<ArgSpec>& args() const { return args_; }
   const ArgSpec* find_arg(std::string_view name) const;
@@ -117,6 +121,7 @@ class OpSchema {
   bool source_ = false;
   bool no_prune_ = false;
   bool internal_ = false;
+  bool uneven_inputs_ = false;
   std::vector<std::string> aliases_;
 };
 
