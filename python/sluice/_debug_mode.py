@@ -215,6 +215,7 @@ class DebugPipeline(Pipeline):
         self._pending = []  # this iteration's external sources not read yet: (source, node)
         self._fed = {}  # external_source name -> batches given to feed_input()
         self._done = []  # finished iterations for share_outputs()
+        self._epoch, self._ended = 0, False  # of the external sources, as SourceFeeder counts
         seed = kwargs.get("seed", -1)
         if seed is None or seed < 0:
             seed = int(np.random.randint(_SEED_BOUND))
@@ -287,7 +288,7 @@ class DebugPipeline(Pipeline):
                 "allow for modification of operator outputs by libraries other than DALI or "
                 "using the TensorLists extracted via `.get()` as inputs. Expected "
                 f"`DataNodeDebug` as an input, got {type(value)} at {what}.")
-        from sluice.external_source import normalize_batch
+        from sluice._callbacks import normalize_batch
 
         return DataNodeDebug(normalize_batch(value), "constant", _device_of(value), None)
 
@@ -303,8 +304,14 @@ class DebugPipeline(Pipeline):
                 source.group = op.es_group  # the first iteration's source, kept from now on
                 source.index = op.es_group.ops.index(op)
             if source.group is not None:
-                if id(source.group) not in fetched:
-                    fetched[id(source.group)] = source.group.next_batch(self.max_batch_size)
+                g = source.group
+                if id(g) not in fetched:
+                    try:
+                        out = g.get_batch(self.max_batch_size, self._epoch)
+                    except StopIteration:
+                        self._ended = True
+                        raise
+                    fetched[id(g)] = g.split(out, self.max_batch_size)
                 data = fetched[id(source.group)][source.index]
             else:
                 queue = self._fed.get(source.name) or []
@@ -312,7 +319,7 @@ class DebugPipeline(Pipeline):
                     raise RuntimeError(f"external_source '{source.name}': no data was fed; call "
                                        "feed_input() before run()")
                 data = queue.pop(0)
-            from sluice.external_source import normalize_batch
+            from sluice._callbacks import normalize_batch
 
             node._data = source.convert.run([normalize_batch(data)], {}, 1)[0]
             node._pipe = None
@@ -375,9 +382,11 @@ class DebugPipeline(Pipeline):
         """Nothing to release: each iteration's batches are the caller's."""
 
     def reset(self):
+        self._epoch += self._ended
+        self._ended = False
         for s in self._sources.values():
             if s.group is not None:
-                s.group.reset()
+                s.group.reset_indices()
         for op in self._operators.values():
             op.reset()
         self._done = []

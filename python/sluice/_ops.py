@@ -42,7 +42,6 @@ class OpInstance:
         if hooks is not None:
             inputs, kwargs = hooks.before_op(self.type, inputs, kwargs)
         kwargs = dict(kwargs)
-        current = Pipeline.current()  # not stored: no reference cycle keeps pipelines alive
         self.name = kwargs.pop("name", None) or _default_name(self.type, current)
         device = kwargs.pop("device", None)
         self.preserve = bool(kwargs.get("preserve", False))

@@ -343,7 +343,7 @@ def _constant_node(device, value, dtype, shape, layout, **kwargs):
                 bad = value.min() if value.min() < limits.min else value.max()
                 raise OverflowError(f"Integer {bad} out of range for {limits.dtype}")
             value = value.astype(limits.dtype)
-        actual = _dali_type_of(value.dtype)
+        actual = to_dali_type(value.dtype)
         shape = list(value.shape) if shape is None else list(shape)
         data = value.reshape(-1).tolist()
     else:

@@ -164,7 +164,7 @@ def test_external_sources_keep_their_state_end_and_reset():
 
     @pipeline_def(batch_size=B, num_threads=1, device_id=None, debug=True)
     def pipe():
-        return fn.external_source(batches) + 1, fn.external_source(name="fed")
+        return fn.external_source(batches, cycle="raise") + 1, fn.external_source(name="fed")
 
     p = pipe()
     for k in range(2):

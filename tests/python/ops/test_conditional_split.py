@@ -22,7 +22,7 @@ def run(graph, batches, layouts=None, device_id=None):
 
     @pipeline_def(batch_size=len(batches[0]), num_threads=2, device_id=device_id)
     def pipe():
-        return graph(*[fn.external_source(lambda b=b: b, **({"layout": lay} if lay else {}))
+        return graph(*[fn.external_source([b], cycle=True, **({"layout": lay} if lay else {}))
                        for b, lay in zip(batches, layouts)])
 
     outs = pipe().run()

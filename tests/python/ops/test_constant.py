@@ -88,7 +88,7 @@ def test_scalars_without_shape_are_scalar_constants():
     assert types.Constant(np.uint8(3)).dtype == types.UINT8
     assert types.Constant(np.array(2.5)).dtype == types.FLOAT64
     assert types.Constant(1.7, types.UINT8).value == 1
-    assert str(types.Constant(3, types.INT16)) == "3:INT16" and repr(types.Constant(3)) == "3"
+    assert str(types.Constant(3, types.INT16)) == "3:DALIDataType.INT16" and repr(types.Constant(3)) == "3"
     assert int(types.Constant(3)) == 3 and float(types.Constant(2.5)) == 2.5
     with pytest.raises(TypeError):
         float(types.Constant(3))
