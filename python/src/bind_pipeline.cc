@@ -6,6 +6,8 @@
 #include <nanobind/stl/vector.h>
 
 #include <chrono>
+#include <set>
+#include <string>
 
 #include "bindings.h"
 #include "sluice/exec/pipeline.h"
@@ -33,8 +35,13 @@ class PyPipeline {
  public:
   PyPipeline(const std::string& document, const std::string& overrides) {
     nlohmann::json o = parse_json(overrides);
-    nb::gil_scoped_release nogil;
-    pipe_ = Pipeline::deserialize(document, o);
+    {
+      nb::gil_scoped_release nogil;
+      pipe_ = Pipeline::deserialize(document, o);
+    }
+    for (const OpSpec& op : pipe_->executor().graph().ops) {
+      if (op.has_arg("on_error") && op.arg<std::string>("on_error") == "skip") skipping_ = true;
+    }
   }
 
   Executor& ex() {
@@ -65,6 +72,7 @@ class PyPipeline {
       nb::gil_scoped_release nogil;
       out = e.share_outputs();
     }
+    warn_skipped_files();
     nb::list tensors;
     for (const auto& t : out->tensors) tensors.append(wrap_tensor_list(t, out));
     const BatchInfo& b = out->batch;
@@ -102,7 +110,25 @@ class PyPipeline {
     p.reset();
   }
 
+  // on_error="skip": a Python warning for each file a decoder skipped, once per file.
+  void warn_skipped_files() {
+    if (!skipping_) return;
+    const nlohmann::json stats = ex().statistics();  // not a temporary: items() refers to it
+    for (const auto& [op, s] : stats.items()) {
+      auto files = s.find("skipped_files");
+      if (files == s.end()) continue;
+      for (const auto& [file, error] : files->items()) {
+        if (!warned_.insert(file).second) continue;
+        std::string msg = make_string("operator '", op, "' (on_error='skip') skipped '", file,
+                                      "': ", error.get<std::string>());
+        if (PyErr_WarnEx(PyExc_RuntimeWarning, msg.c_str(), 1) != 0) throw nb::python_error();
+      }
+    }
+  }
+
   std::unique_ptr<Pipeline> pipe_;
+  bool skipping_ = false;            // a decoder has on_error="skip"
+  std::set<std::string> warned_;     // the files warn_skipped_files() named
 };
 
 }  // namespace

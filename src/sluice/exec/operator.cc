@@ -22,6 +22,11 @@ std::string Workspace::sample_context(int sample) const {
   return make_string("sample ", sample, " (file '", src, "')");
 }
 
+std::string Workspace::sample_source(int sample) const {
+  if (sample < 0 || sample >= static_cast<int>(batch_.samples.size())) return {};
+  return batch_.samples[sample].source;
+}
+
 std::vector<int> costliest_first(std::span<const double> cost) {
   std::vector<int> order(cost.size());
   std::iota(order.begin(), order.end(), 0);

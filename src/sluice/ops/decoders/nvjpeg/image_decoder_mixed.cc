@@ -82,8 +82,8 @@ class ImageDecoderMixed : public ImageDecoderBase {
 
   nlohmann::json stats() const override {
     nvjpeg::NvjpegDecoderStats s = decoder_->stats();
-    return {{"skipped_samples", skipped_samples()},
-            {"hardware_decoded", s.hardware},
+    nlohmann::json j = ImageDecoderBase::stats();  // skipped samples and files
+    j.update({{"hardware_decoded", s.hardware},
             {"hybrid_decoded", s.hybrid},
             {"gpu_hybrid_decoded", s.gpu_hybrid},
             {"cpu_decoded", fallback_count_.load() + host_count_.load()},
@@ -99,7 +99,8 @@ class ImageDecoderMixed : public ImageDecoderBase {
             {"prepare_ms", prepare_ms_.load()},
             {"decode_call_ms", decode_call_ms_.load()},
             {"finish_ms", finish_ms_.load()},
-            {"hardware_status", decoder_->hardware_status()}};
+            {"hardware_status", decoder_->hardware_status()}});
+    return j;
   }
 
  protected:
