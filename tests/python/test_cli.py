@@ -190,9 +190,12 @@ def test_the_chart_has_title_machine_work_ratios_and_the_baseline(tmp_path):
     assert "sluice bench: images/s, higher is better (ratios to torchvision-tensor)" in texts
     assert "32 cores (Some CPU), Some GPU" in texts and "32,768 images" in texts
     assert "1,000  (2.50x)" in texts and "400  (baseline)" in texts and "busy machine" in texts
-    assert "torchvision-pil" not in texts and "sluice-gpu" not in texts
+    assert "not shown: sluice-gpu: no CUDA device; torchvision-pil: failed" in texts
     assert (tmp_path / "c.png").exists()
     assert chart_texts([{"loader": "sluice-cpu", "error": "boom"}], tmp_path / "none") is None
+    # The faster torchvision loader is the baseline.
+    results[3] = dict(ok, loader="torchvision-pil", images_per_s=500.0)
+    assert "ratios to torchvision-pil" in "\n".join(chart_texts(results, tmp_path))
 
 
 def interrupt_after(proc, marker, lines):
