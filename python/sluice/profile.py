@@ -67,7 +67,7 @@ def _family(op_type):
 def bottleneck_report(pipe):
     stats = pipe.executor_statistics()
     ps = pipe._backend.pipeline_statistics()
-    if not any(s.get("runs") for s in stats.values()):
+    if not ps["wall_time_s"]:  # no iteration has run
         return ("nothing measured yet: run the pipeline (pipe.run(), or iterate over it) and ask "
                 "again")
     wall = ps["wall_time_s"] or 1e-9

@@ -19,7 +19,15 @@ namespace {
 nb::object json_to_python(const nlohmann::json& j) {
   static nb::handle loads =
       nb::object(nb::module_::import_("json").attr("loads")).release();  // leaked
-  return loads(j.dump());
+  // Bytes that are not UTF-8 (a codec's message, a file name) become U+FFFD, not an exception.
+  return loads(j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
+}
+
+// warnings.warn(message, category): raises when the warnings filter makes it an error.
+void warn(nb::handle message, nb::handle category) {
+  static nb::handle warn_fn =
+      nb::object(nb::module_::import_("warnings").attr("warn")).release();  // leaked
+  warn_fn(message, category);
 }
 
 nlohmann::json parse_json(const std::string& s) {
@@ -121,14 +129,18 @@ class PyPipeline {
         if (!warned_.insert(file).second) continue;
         std::string msg = make_string("operator '", op, "' (on_error='skip') skipped '", file,
                                       "': ", error.get<std::string>());
-        if (PyErr_WarnEx(PyExc_RuntimeWarning, msg.c_str(), 1) != 0) throw nb::python_error();
+        // A codec's message can hold bytes of the file that are not UTF-8.
+        nb::object text = nb::steal(
+            PyUnicode_DecodeUTF8(msg.data(), static_cast<Py_ssize_t>(msg.size()), "replace"));
+        if (!text.is_valid()) throw nb::python_error();
+        warn(text, nb::handle(PyExc_RuntimeWarning));
       }
     }
   }
 
   std::unique_ptr<Pipeline> pipe_;
-  bool skipping_ = false;            // a decoder has on_error="skip"
-  std::set<std::string> warned_;     // the files warn_skipped_files() named
+  bool skipping_ = false;         // a decoder has on_error="skip"
+  std::set<std::string> warned_;  // the files warn_skipped_files() named
 };
 
 }  // namespace

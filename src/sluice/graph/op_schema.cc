@@ -208,9 +208,10 @@ ArgValue OpSchema::coerce_arg(std::string_view name, const nlohmann::json& v) co
     std::string known;
     for (const auto& a : args_) known += (known.empty() ? "" : ", ") + a.name;
     const std::string close = closest_arg(name, args_);
-    throw InvalidArgument(make_string("operator '", name_, "' has no argument '", name, "'",
-                                      close.empty() ? "; its" : ": did you mean '" + close + "'? Its",
-                                      " arguments are: ", known));
+    throw InvalidArgument(
+        make_string("operator '", name_, "' has no argument '", name, "'",
+                    close.empty() ? "; its" : ": did you mean '" + close + "'? Its",
+                    " arguments are: ", known));
   }
   auto fail = [&](const std::string& why = {}) -> InvalidArgument {
     return InvalidArgument(make_string("operator '", name_, "': argument '", name, "' expects ",
