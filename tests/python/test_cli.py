@@ -143,6 +143,8 @@ def test_bench_marks_the_figures_of_a_busy_machine(tmp_path, monkeypatch, capsys
                               chart=str(tmp_path / "r.png"))
     out, err = capsys.readouterr()
     assert "warning: the machine is busy: other processes keep" in err
+    assert "warning: while sluice-cpu ran, other processes kept" in err
+    assert "while torchvision-pil ran" not in err
     assert [r["busy"] for r in results] == [True, False]
     report = json.loads((tmp_path / "r.json").read_text())
     assert [r["busy"] for r in report["results"]] == [True, False]

@@ -188,6 +188,17 @@ def busy_threshold(workers, cores):
     return max(0.5, 0.1 * cores) + max(0, cores - workers)
 
 
+def mark_busy(result, workers, cores):
+    """Marks (and warns about) a result measured while other processes kept the cores busy."""
+    others = result.get("other_processes_cores")
+    if others is not None:
+        result["busy"] = others > busy_threshold(workers, cores)
+        if result["busy"]:
+            print(f"warning: while {result['loader']} ran, other processes kept {others:.1f} of the "
+                  f"{cores} cores busy: its figures are marked", file=sys.stderr)
+    return result
+
+
 def others_now(seconds=1.0):
     """Cores the machine's other processes keep busy, over `seconds` (this one sleeps)."""
     b0, t0 = system_busy_seconds(), time.perf_counter()
@@ -211,7 +222,7 @@ def run_child(args, loader, label, extra_env=None):
         proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=err, text=True, env=env)
         try:
             for line in proc.stdout:
-                msg = json.loads(line) if line.startswith("{") else {}
+                msg = _message(line)
                 if "progress" in msg and bar is not None:
                     bar.total = msg["total"]
                     bar.update(msg["progress"] - bar.n)
@@ -230,6 +241,15 @@ def run_child(args, loader, label, extra_env=None):
             return {"loader": label, "error": lines[-1] if lines else f"exit {proc.returncode}"}
     result["loader"] = label
     return result
+
+
+def _message(line):
+    """A child's JSON line as a dict; {} for anything else it printed."""
+    try:
+        msg = json.loads(line)
+    except ValueError:
+        return {}
+    return msg if isinstance(msg, dict) else {}
 
 
 def _bar(label):
@@ -293,17 +313,14 @@ def compare(args):
             continue
         for procs in counts if loader.startswith("sluice") else [1]:
             label = loader if procs == 1 else f"{loader} {procs} processes"
-            results.append(run_child(args, loader, label, {"SLUICE_BENCH_PROCESSES": str(procs)}))
+            r = run_child(args, loader, label, {"SLUICE_BENCH_PROCESSES": str(procs)})
+            results.append(mark_busy(r, args.workers, cores))
     if "sluice-cpu" not in skipped:
         for t in threads:
             label = f"sluice-cpu {t} thread{'s' if t > 1 else ''}"
             r = run_child(args, "sluice-cpu", label, {"SLUICE_BENCH_THREADS": str(t)})
             r["threads"] = t
-            results.append(r)
-    for r in results:
-        if "other_processes_cores" in r:
-            r["busy"] = r["other_processes_cores"] > busy_threshold(r.get("threads", args.workers),
-                                                                    cores)
+            results.append(mark_busy(r, t, cores))
     meta = {"data": str(args.data), "images": count_images(args.data),
             "batch_size": args.batch_size, "workers": args.workers, "epochs": args.epochs,
             "min_seconds": args.min_seconds, "prefetch": args.prefetch or "auto",
