@@ -15,7 +15,7 @@ import time
 
 from sluice import backend, fn, pipeline_def, types
 from sluice.profile import decoded_images, hardware_share
-from sluice.tools.bench import decoder_statistics
+from sluice.tools.bench_loaders import decoder_statistics
 
 
 def per_batch(stats, key, names):

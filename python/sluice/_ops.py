@@ -173,6 +173,24 @@ def _namespace(root, dotted):
     return ns
 
 
+def _missing_operator(ns):
+    """A module __getattr__ for a namespace of operators: a name Sluice lacks is an AttributeError
+    saying so, with the closest operator of that namespace and where the supported ones are."""
+
+    def __getattr__(name):
+        if name.startswith("_"):
+            raise AttributeError(f"module {ns.__name__!r} has no attribute {name!r}")
+        import difflib
+
+        where = ns.__name__.replace("sluice.", "", 1)
+        close = difflib.get_close_matches(name, [n for n in vars(ns) if not n.startswith("_")], 1)
+        hint = f" Did you mean {where}.{close[0]}?" if close else ""
+        raise AttributeError(f"{where}.{name} is not in Sluice yet.{hint} The supported operators "
+                             "are listed in docs/OPERATORS.md and by `sluice info`.")
+
+    ns.__getattr__ = __getattr__
+
+
 def populate(fn_module, ops_module):
     """Fills the fn and ops modules from the registered schemas."""
     flat = {}
@@ -193,5 +211,16 @@ def populate(fn_module, ops_module):
                 *apath, aleaf = alias.split(".")
                 setattr(_namespace(fn_module, apath), aleaf, _fn_function(type_name))
     for cname, classes in flat.items():  # ops.CoinFlip for ops.random.CoinFlip
-        if len(classes) == 1 and not hasattr(ops_module, cname):
+        if len(classes) == 1 and cname not in vars(ops_module):
             setattr(ops_module, cname, classes[0])
+    for root in (fn_module, ops_module):
+        for ns in _namespaces(root):
+            _missing_operator(ns)
+
+
+def _namespaces(module):
+    """`module` and its operator sub-namespaces (fn.readers, ops.random, ...)."""
+    yield module
+    for value in list(vars(module).values()):
+        if isinstance(value, _pytypes.ModuleType) and value.__name__.startswith(module.__name__ + "."):
+            yield from _namespaces(value)

@@ -18,13 +18,27 @@ def _info(args):
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(prog="sluice", description="Sluice data pipelines for GPU training")
+    try:
+        return _main(argv)
+    except KeyboardInterrupt:  # Ctrl-C: one line, not a traceback
+        print("\nsluice: interrupted", file=sys.stderr)
+        return 130
+
+
+def _main(argv):
+    import sluice
+
+    parser = argparse.ArgumentParser(prog="sluice",
+                                     description="Sluice: data pipelines that feed GPUs in training")
+    parser.add_argument("--version", action="version", version=f"sluice {sluice.__version__}")
     sub = parser.add_subparsers(dest="command")
     from sluice.tools import bench, make_dataset
 
     bench.add_parser(sub)
     make_dataset.add_parser(sub)
-    sub.add_parser("info", help="build information and the list of operators").set_defaults(func=_info)
+    sub.add_parser("info", help="build information and the list of operators",
+                   description="Prints the version, CUDA and nvJPEG support of this build and "
+                   "the operators it has.").set_defaults(func=_info)
     args = parser.parse_args(argv)
     if not getattr(args, "func", None):
         parser.print_help()

@@ -10,19 +10,40 @@ import os
 
 from sluice import backend
 
+# The bottleneck's operator family: what it is, and the remedies, each with the condition under
+# which it applies ("more": fewer threads than cores; "gpu": a CUDA device; None: always).
 _ADVICE = {
-    "decoders": "decoding is the bottleneck: use more threads (now num_threads={threads}) or "
-                "device='mixed' to decode on the GPU",
-    "readers": "reading files is the bottleneck: the storage is slow; try read_ahead=True, "
-               "faster storage, or more threads",
-    "resize": "resizing on the CPU is the bottleneck: use more threads (now num_threads={threads}), "
-              "decode with image_random_crop (fewer pixels to resize) or resize on the GPU "
-              "(.gpu() first, or device='mixed' decoding)",
-    "random_resized_crop": "random_resized_crop on the CPU is the bottleneck: use "
-                           "decoders.image_random_crop + resize, or run it on the GPU",
-    "crop_mirror_normalize": "crop_mirror_normalize on the CPU is the bottleneck: run it on the "
-                             "GPU (.gpu() first) or output FLOAT16 / uint8",
+    "decoders": ("decoding is the bottleneck", [
+        ("more", "use more threads (now num_threads={threads}, of {cores} cores)"),
+        ("gpu", "decode on the GPU (device='mixed')"),
+        (None, "decode with decoders.image_random_crop where the crop follows (fewer rows)")]),
+    "readers": ("reading files is the bottleneck: the storage is slow", [
+        (None, "try read_ahead=True or faster storage"),
+        ("more", "use more threads (now num_threads={threads}, of {cores} cores)")]),
+    "resize": ("resizing on the CPU is the bottleneck", [
+        ("more", "use more threads (now num_threads={threads}, of {cores} cores)"),
+        (None, "decode with decoders.image_random_crop (fewer pixels to resize)"),
+        ("gpu", "resize on the GPU (.gpu() first, or device='mixed' decoding)")]),
+    "random_resized_crop": ("random_resized_crop on the CPU is the bottleneck", [
+        (None, "use decoders.image_random_crop + resize"),
+        ("gpu", "run it on the GPU")]),
+    "crop_mirror_normalize": ("crop_mirror_normalize on the CPU is the bottleneck", [
+        ("gpu", "run it on the GPU (.gpu() first)"),
+        (None, "output FLOAT16 or uint8"),
+        ("more", "use more threads (now num_threads={threads}, of {cores} cores)")]),
 }
+
+
+def _advice(top, stage, threads, cores, gpu):
+    """What limits throughput and the remedies that fit this machine."""
+    head, remedies = _ADVICE.get(top) or _ADVICE.get(_family(top)) or (
+        f"'{top}' on the {stage.upper()} stage is the bottleneck", [
+            ("more", "use more threads (now num_threads={threads}, of {cores} cores)")])
+    fits = {None: True, "more": threads < cores, "gpu": gpu}
+    todo = [r.format(threads=threads, cores=cores) for when, r in remedies if fits[when]]
+    return head + (": " + "; ".join(todo) if todo else
+                   f": every core is in use (num_threads={threads})"
+                   + ("" if gpu else " and there is no GPU to move work to"))
 
 
 def decoded_images(decoder_stats):
@@ -46,6 +67,9 @@ def _family(op_type):
 def bottleneck_report(pipe):
     stats = pipe.executor_statistics()
     ps = pipe._backend.pipeline_statistics()
+    if not ps["wall_time_s"]:  # no iteration has run
+        return ("nothing measured yet: run the pipeline (pipe.run(), or iterate over it) and ask "
+                "again")
     wall = ps["wall_time_s"] or 1e-9
     waited = ps["consumer_wait_s"] / wall  # share of the time the consumer sat idle
     # The mixed and GPU operators run on one thread or, when a graph has both, on one each: the
@@ -109,8 +133,8 @@ def bottleneck_report(pipe):
                 share = sum(s["hardware_decoded"] for s in hw) / decoded
                 verdict += f"; the hardware JPEG decoder took {100 * share:.0f}% of the images"
         else:
-            verdict = _ADVICE.get(top, _ADVICE.get(_family(top), f"'{top}' on the {stage.upper()} "
-                                  "stage is the bottleneck")).format(threads=ps["num_threads"])
+            verdict = _advice(top, stage, ps["num_threads"], os.cpu_count() or 1,
+                              backend.cuda_device_count() > 0)
         if (stage == "cpu" and ps["prefetch_queue_depth"] < 3
                 and backend.default_cpu_workers(ps["num_threads"], 3) > ps.get("cpu_workers", 1)):
             verdict += ("; with prefetch_queue_depth=3 the CPU stage runs three iterations at once "

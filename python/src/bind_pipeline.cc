@@ -9,6 +9,8 @@
 #include <atomic>
 #include <chrono>
 #include <optional>
+#include <set>
+#include <string>
 
 #include "bindings.h"
 #include "sluice/core/mutex.h"
@@ -127,7 +129,15 @@ std::optional<TensorList> borrow_host_batch(nb::handle data, const std::string& 
 nb::object json_to_python(const nlohmann::json& j) {
   static nb::handle loads =
       nb::object(nb::module_::import_("json").attr("loads")).release();  // leaked
-  return loads(j.dump());
+  // Bytes that are not UTF-8 (a codec's message, a file name) become U+FFFD, not an exception.
+  return loads(j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
+}
+
+// warnings.warn(message, category): raises when the warnings filter makes it an error.
+void warn(nb::handle message, nb::handle category) {
+  static nb::handle warn_fn =
+      nb::object(nb::module_::import_("warnings").attr("warn")).release();  // leaked
+  warn_fn(message, category);
 }
 
 nlohmann::json parse_json(const std::string& s) {
@@ -143,8 +153,13 @@ class PyPipeline {
  public:
   PyPipeline(const std::string& document, const std::string& overrides) {
     nlohmann::json o = parse_json(overrides);
-    nb::gil_scoped_release nogil;
-    pipe_ = Pipeline::deserialize(document, o);
+    {
+      nb::gil_scoped_release nogil;
+      pipe_ = Pipeline::deserialize(document, o);
+    }
+    for (const OpSpec& op : pipe_->executor().graph().ops) {
+      if (op.has_arg("on_error") && op.arg<std::string>("on_error") == "skip") skipping_ = true;
+    }
   }
 
   Executor& ex() {
@@ -177,6 +192,7 @@ class PyPipeline {
       nb::gil_scoped_release nogil;
       out = e.share_outputs();
     }
+    warn_skipped_files();
     nb::list tensors;
     for (const auto& t : out->tensors) tensors.append(wrap_tensor_list(t, out));
     const BatchInfo& b = out->batch;
@@ -224,7 +240,29 @@ class PyPipeline {
     p.reset();
   }
 
+  // on_error="skip": a Python warning for each file a decoder skipped, once per file.
+  void warn_skipped_files() {
+    if (!skipping_) return;
+    const nlohmann::json stats = ex().statistics();  // not a temporary: items() refers to it
+    for (const auto& [op, s] : stats.items()) {
+      auto files = s.find("skipped_files");
+      if (files == s.end()) continue;
+      for (const auto& [file, error] : files->items()) {
+        if (!warned_.insert(file).second) continue;
+        std::string msg = make_string("operator '", op, "' (on_error='skip') skipped '", file,
+                                      "': ", error.get<std::string>());
+        // A codec's message can hold bytes of the file that are not UTF-8.
+        nb::object text = nb::steal(
+            PyUnicode_DecodeUTF8(msg.data(), static_cast<Py_ssize_t>(msg.size()), "replace"));
+        if (!text.is_valid()) throw nb::python_error();
+        warn(text, nb::handle(PyExc_RuntimeWarning));
+      }
+    }
+  }
+
   std::unique_ptr<Pipeline> pipe_;
+  bool skipping_ = false;         // a decoder has on_error="skip"
+  std::set<std::string> warned_;  // the files warn_skipped_files() named
 };
 
 }  // namespace

@@ -28,13 +28,27 @@ def pytest_collection_modifyitems(config, items):
             item.add_marker(skip)
 
 
+NO_SHARED_DATA = "../shared/data not found (set SLUICE_TEST_DATA)"
+
+
 @pytest.fixture(scope="session")
 def shared_data():
     """../shared/data (real photos, JPEG/PNG variants, bad files); skips when absent."""
     d = _shared_data()
     if d is None:
-        pytest.skip("../shared/data not found (set SLUICE_TEST_DATA)")
+        pytest.skip(NO_SHARED_DATA)
     return d
+
+
+def pytest_terminal_summary(terminalreporter):
+    """One line for the tests that skipped for want of the image test data, and how to get it."""
+    skipped = [r for r in terminalreporter.stats.get("skipped", [])
+               if NO_SHARED_DATA in str(getattr(r, "longrepr", ""))]
+    if skipped:
+        terminalreporter.write_line(
+            f"{len(skipped)} test{'s' if len(skipped) > 1 else ''} skipped for want of the image "
+            "test data: put the data set at "
+            "../shared/data next to the clone or set SLUICE_TEST_DATA (README.md, Tests)")
 
 
 def native_threads():

@@ -9,20 +9,28 @@ run resumes where it stopped (files appear atomically).
 
 import os
 import pathlib
+import signal
 import sys
 
 import numpy as np
 
+from sluice.tools import HelpFormatter
+
 
 def add_parser(sub):
-    p = sub.add_parser("make-dataset", help="write an ImageNet-like folder of JPEGs")
-    p.add_argument("out", help="output folder")
-    p.add_argument("--images", type=int, default=10000)
-    p.add_argument("--classes", type=int, default=100)
-    p.add_argument("--seed", type=int, default=0)
+    p = sub.add_parser(
+        "make-dataset", help="write an ImageNet-like folder of JPEGs",
+        description="Writes a deterministic ImageNet-like folder of JPEGs (one sub-folder per "
+        "class), procedural or cut from your photos; an interrupted run resumes.",
+        formatter_class=HelpFormatter)
+    p.add_argument("out", help="output folder (made if missing; images already there are kept)")
+    p.add_argument("--images", type=int, default=10000, help="number of images")
+    p.add_argument("--classes", type=int, default=100, help="number of class sub-folders")
+    p.add_argument("--seed", type=int, default=0, help="image k depends only on (seed, k)")
     p.add_argument("--from", dest="source", default=None,
                    help="folder of photos to cut images from (default: procedural)")
-    p.add_argument("--workers", type=int, default=os.cpu_count() or 1)
+    p.add_argument("--workers", type=int, default=os.cpu_count() or 1,
+                   help="processes writing images; default: all cores")
     p.set_defaults(func=run)
 
 
@@ -101,24 +109,32 @@ def make_dataset(out, images=10000, classes=100, seed=0, source=None, workers=No
         except ImportError:
             pass
     workers = workers or os.cpu_count() or 1
-    if workers > 1:
-        import multiprocessing as mp
+    try:
+        if workers > 1:
+            import multiprocessing as mp
 
-        with mp.get_context("fork").Pool(workers) as pool:
-            for _ in pool.imap_unordered(_write, jobs, chunksize=16):
+            # The workers leave Ctrl-C to this process (one message, not one traceback each).
+            with mp.get_context("fork").Pool(workers, signal.signal,
+                                             (signal.SIGINT, signal.SIG_IGN)) as pool:
+                for _ in pool.imap_unordered(_write, jobs, chunksize=16):
+                    if bar:
+                        bar.update()
+        else:
+            for j in jobs:
+                _write(j)
                 if bar:
                     bar.update()
-    else:
-        for j in jobs:
-            _write(j)
-            if bar:
-                bar.update()
-    if bar:
-        bar.close()
+    finally:  # also on Ctrl-C: the bar's last line comes before the message
+        if bar:
+            bar.close()
     return out
 
 
 def run(args):
+    if args.images < 1 or args.classes < 1 or args.workers < 1:
+        print("sluice make-dataset: error: --images, --classes and --workers must be at least 1",
+              file=sys.stderr)
+        return 2
     make_dataset(args.out, args.images, args.classes, args.seed, args.source, args.workers)
     print(f"wrote {args.images} images in {args.classes} classes to {args.out}")
     return 0

@@ -46,6 +46,11 @@ int operator_batch_size(const OpSpec& spec, const std::vector<const TensorList*>
   return n < 0 ? batch_size : n;
 }
 
+std::string Workspace::sample_source(int sample) const {
+  if (sample < 0 || sample >= static_cast<int>(batch_.samples.size())) return {};
+  return batch_.samples[sample].source;
+}
+
 std::vector<int> costliest_first(std::span<const double> cost) {
   std::vector<int> order(cost.size());
   std::iota(order.begin(), order.end(), 0);

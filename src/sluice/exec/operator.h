@@ -130,6 +130,8 @@ class Workspace {
   uint64_t work_ns() const { return work_ns_.load(std::memory_order_relaxed); }
   // "sample 3 (file '/data/a.jpg')"
   std::string sample_context(int sample) const;
+  // The file (or other source) a sample came from; "" when unknown.
+  std::string sample_source(int sample) const;
   int caller_slot() const { return caller_slot_; }
   cuda::StreamHandle stream() const { return ctx_.stream; }
 

@@ -17,6 +17,35 @@ std::string lower(std::string_view s) {
   return r;
 }
 
+// Edits (insertions, deletions, substitutions) between a and b, case-insensitive.
+size_t edit_distance(std::string_view a, std::string_view b) {
+  std::vector<size_t> row(b.size() + 1);
+  for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (size_t i = 1; i <= a.size(); ++i) {
+    size_t diag = row[0];
+    row[0] = i;
+    for (size_t j = 1; j <= b.size(); ++j) {
+      const bool same = std::tolower(static_cast<unsigned char>(a[i - 1])) ==
+                        std::tolower(static_cast<unsigned char>(b[j - 1]));
+      const size_t next = std::min({row[j] + 1, row[j - 1] + 1, diag + (same ? 0 : 1)});
+      diag = row[j];
+      row[j] = next;
+    }
+  }
+  return row[b.size()];
+}
+
+// The closest of `args` to `name` within a third of its length (a misspelling), or "".
+std::string closest_arg(std::string_view name, const std::vector<ArgSpec>& args) {
+  const ArgSpec* best = nullptr;
+  size_t best_d = std::max<size_t>(1, name.size() / 3) + 1;
+  for (const auto& a : args) {
+    const size_t d = edit_distance(name, a.name);
+    if (d < best_d) best_d = d, best = &a;
+  }
+  return best ? best->name : "";
+}
+
 }  // namespace
 
 std::string_view op_device_name(OpDevice d) {
@@ -182,8 +211,11 @@ ArgValue OpSchema::coerce_arg(std::string_view name, const nlohmann::json& v) co
   if (!spec) {
     std::string known;
     for (const auto& a : args_) known += (known.empty() ? "" : ", ") + a.name;
-    throw InvalidArgument(make_string("operator '", name_, "' has no argument '", name,
-                                      "'; its arguments are: ", known));
+    const std::string close = closest_arg(name, args_);
+    throw InvalidArgument(
+        make_string("operator '", name_, "' has no argument '", name, "'",
+                    close.empty() ? "; its" : ": did you mean '" + close + "'? Its",
+                    " arguments are: ", known));
   }
   auto fail = [&](const std::string& why = {}) -> InvalidArgument {
     return InvalidArgument(make_string("operator '", name_, "': argument '", name, "' expects ",

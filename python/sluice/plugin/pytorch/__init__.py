@@ -35,6 +35,10 @@ class _GpuNormalize:
     def __init__(self, device, mean, std, dtype, channels_last):
         import torch
 
+        if not torch.cuda.is_available():  # torch's own error would not name the argument
+            raise RuntimeError("gpu_normalize= needs a CUDA device, and torch sees none (a CPU "
+                               "build of torch, or no GPU): leave gpu_normalize out and normalise "
+                               "in the pipeline (fn.crop_mirror_normalize)")
         self.torch = torch
         self.device = torch.device("cuda", device)
         self.stream = torch.cuda.Stream(device=self.device)

@@ -33,7 +33,8 @@ OpSchema decoder_schema(const std::string& name, const std::string& doc) {
       .enum_arg("on_error", {"raise", "skip"}, "raise",
                 "'raise': a bad image is a DecodeError naming the file. 'skip': it is replaced "
                 "by the next good image of the batch (and its label too); the count appears in "
-                "executor_statistics() as skipped_samples.")
+                "executor_statistics() as skipped_samples, each skipped file once (with its "
+                "error) as skipped_files, and each file once in a Python warning.")
       .arg("jpeg_fancy_upsampling", ArgType::kBool, false,
            "Mixed decoder: interpolate chroma like the CPU decoder (libjpeg's fancy upsampling).")
       .arg("use_fast_idct", ArgType::kBool, false,

@@ -102,9 +102,26 @@ void ImageDecoderBase::replace_bad_samples(Workspace& ws, const DecodeBatch& b, 
   }
   if (!num_bad) return;
   std::vector<int> source = replacement_sources(b.bad, first);
+  {
+    // Before the remapping below, which gives a bad sample its replacement's file.
+    MutexLock lock(skipped_mu_);
+    for (int i = 0; i < static_cast<int>(b.bad.size()); ++i) {
+      std::string file = b.bad[i] ? ws.sample_source(i) : std::string();
+      if (file.empty() || skipped_files_.contains(file)) continue;
+      // The error without its "sample 3 (file '...'): " prefix: the file is the key.
+      const std::string prefix = ws.sample_context(i) + ": ";
+      const std::string& e = b.errors[i];
+      skipped_files_[file] = e.starts_with(prefix) ? e.substr(prefix.size()) : e;
+    }
+  }
   out.remap_samples(source, ws.stream());
   ws.remap_earlier_outputs(source);
   skipped_ += num_bad;
+}
+
+nlohmann::json ImageDecoderBase::stats() const {
+  MutexLock lock(skipped_mu_);
+  return {{"skipped_samples", skipped_samples()}, {"skipped_files", skipped_files_}};
 }
 
 }  // namespace sluice

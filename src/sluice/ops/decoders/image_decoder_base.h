@@ -6,7 +6,8 @@
 //   2. the decoder's own decoding, which records a bad sample with guarded() or reject();
 //   3. replace_bad_samples(): with on_error="skip", each bad sample takes the data of the next
 //      good one of the batch (wrapping around), in this output and in the outputs of earlier
-//      operators (labels, ...), and is counted in stats() as skipped_samples.
+//      operators (labels, ...), and is counted in stats() as skipped_samples; stats() also
+//      names each skipped file once, with its first error, as skipped_files.
 // With on_error="raise" (the default) a bad sample's DecodeError propagates instead.
 
 #include <atomic>
@@ -17,6 +18,7 @@
 #include <vector>
 
 #include "sluice/codecs/image_decoder.h"
+#include "sluice/core/mutex.h"
 #include "sluice/exec/operator.h"
 #include "sluice/ops/decoders/decoder_args.h"
 
@@ -49,7 +51,7 @@ class ImageDecoderBase : public Operator {
   using Operator::Operator;
   // Parses the arguments and makes the CPU codec's per-thread state.
   void setup(const OpContext& ctx) override;
-  nlohmann::json stats() const override { return {{"skipped_samples", skipped_samples()}}; }
+  nlohmann::json stats() const override;
 
  protected:
   // 1. Headers, windows and output shapes of input 0's samples, on the pool.
@@ -92,6 +94,8 @@ class ImageDecoderBase : public Operator {
   std::vector<std::unique_ptr<codecs::DecoderScratch>> scratch_;  // per thread
   std::vector<std::vector<uint8_t>> staging_;                     // per thread, FLOAT output only
   std::atomic<int64_t> skipped_{0};
+  mutable Mutex skipped_mu_;
+  nlohmann::json skipped_files_ SLUICE_GUARDED_BY(skipped_mu_) = nlohmann::json::object();
 };
 
 }  // namespace sluice

@@ -82,24 +82,25 @@ class ImageDecoderMixed : public ImageDecoderBase {
 
   nlohmann::json stats() const override {
     nvjpeg::NvjpegDecoderStats s = decoder_->stats();
-    return {{"skipped_samples", skipped_samples()},
-            {"hardware_decoded", s.hardware},
-            {"hybrid_decoded", s.hybrid},
-            {"gpu_hybrid_decoded", s.gpu_hybrid},
-            {"cpu_decoded", fallback_count_.load() + host_count_.load()},
-            {"cpu_fallback", fallback_count_.load()},
-            {"hardware_batch_failures", s.hardware_batch_failures},
-            {"last_hardware_failure", s.last_hardware_failure},
-            {"nvjpeg_parse_ms", s.parse_ms},
-            {"nvjpeg_decode_ms", s.decode_ms},
-            {"nvjpeg_hardware_submit_ms", s.hardware_submit_ms},
-            {"nvjpeg_hardware_wait_ms", s.hardware_wait_ms},
-            {"nvjpeg_batches", s.batches},
-            {"hardware_load", s.hardware_load},
-            {"prepare_ms", prepare_ms_.load()},
-            {"decode_call_ms", decode_call_ms_.load()},
-            {"finish_ms", finish_ms_.load()},
-            {"hardware_status", decoder_->hardware_status()}};
+    nlohmann::json j = ImageDecoderBase::stats();  // skipped samples and files
+    j.update({{"hardware_decoded", s.hardware},
+              {"hybrid_decoded", s.hybrid},
+              {"gpu_hybrid_decoded", s.gpu_hybrid},
+              {"cpu_decoded", fallback_count_.load() + host_count_.load()},
+              {"cpu_fallback", fallback_count_.load()},
+              {"hardware_batch_failures", s.hardware_batch_failures},
+              {"last_hardware_failure", s.last_hardware_failure},
+              {"nvjpeg_parse_ms", s.parse_ms},
+              {"nvjpeg_decode_ms", s.decode_ms},
+              {"nvjpeg_hardware_submit_ms", s.hardware_submit_ms},
+              {"nvjpeg_hardware_wait_ms", s.hardware_wait_ms},
+              {"nvjpeg_batches", s.batches},
+              {"hardware_load", s.hardware_load},
+              {"prepare_ms", prepare_ms_.load()},
+              {"decode_call_ms", decode_call_ms_.load()},
+              {"finish_ms", finish_ms_.load()},
+              {"hardware_status", decoder_->hardware_status()}});
+    return j;
   }
 
  protected:
