@@ -67,8 +67,8 @@ def _pipeline_factory(fn, enable_conditionals, pipeline_kwargs, debug):
         @functools.wraps(func)
         def create_pipeline(*args, **kwargs):
             debug_on = debug is not None and kwargs.get("debug", debug)
+            conditionals = kwargs.pop("enable_conditionals", enable_conditionals)
             ctor_kwargs, fn_kwargs = _split_arguments(func, kwargs)
-            conditionals = ctor_kwargs.pop("enable_conditionals", enable_conditionals)
             body = func
             if conditionals:
                 from sluice._conditionals import convert_pipeline_function

@@ -41,7 +41,6 @@ _UNSUPPORTED = {
     # parameter: (default, what a non-default value needs)
     "enable_checkpointing": (False, "checkpointing (saving and resuming a pipeline's state)"),
     "checkpoint": (None, "checkpointing (saving and resuming a pipeline's state)"),
-    "enable_conditionals": (False, "conditionals (if/else on DataNodes)"),
 }
 
 
@@ -61,10 +60,8 @@ class Pipeline(PipelineMetadata):
                  enable_memory_stats=False, enable_checkpointing=False, checkpoint=None,
                  py_num_workers=1, py_start_method="fork", py_callback_pickler=None,
                  output_dtype=None, output_ndim=None, output_layout=None, exec_dynamic=None,
-                 experimental_exec_dynamic=None, stream_policy=None, concurrency=None,
-                 enable_conditionals=False):
-        given = dict(enable_checkpointing=enable_checkpointing, checkpoint=checkpoint,
-                     enable_conditionals=enable_conditionals)
+                 experimental_exec_dynamic=None, stream_policy=None, concurrency=None):
+        given = dict(enable_checkpointing=enable_checkpointing, checkpoint=checkpoint)
         for key, (default, what) in _UNSUPPORTED.items():
             if given[key] != default:
                 raise NotImplementedError(f"Pipeline({key}={given[key]!r}): {what} is not supported yet")
