@@ -7,7 +7,7 @@ the hand-over through shared memory. The configurations run in turns, `--rounds`
 reports its median: the machine's other load shifts them alike.
 
     python3 bench/parallel_external_source.py [--workers 1 2 8] [--batch 32] [--work 20000]
-        [--batches 20] [--rounds 3] [--start-method fork]
+        [--batches 150] [--rounds 3] [--start-method fork]
 """
 
 import argparse
@@ -65,7 +65,7 @@ def main():
     ap.add_argument("--workers", type=int, nargs="+", default=[1, 2, 8])
     ap.add_argument("--batch", type=int, default=32)
     ap.add_argument("--work", type=int, default=20000, help="loop iterations per sample")
-    ap.add_argument("--batches", type=int, default=20, help="timed batches per turn")
+    ap.add_argument("--batches", type=int, default=150, help="timed batches per turn")
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--start-method", default="fork")
     ap.add_argument("--no-sequential", action="store_true", help="skip parallel=False")
