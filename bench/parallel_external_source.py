@@ -4,13 +4,17 @@ processes side by side (and the callback run in the pipeline's own process, para
 The callback holds the GIL (a pure-Python loop, `--work` iterations per sample, as a decoder or
 augmentation written in Python would) and returns a 224x224x3 uint8 image, so the figures include
 the hand-over through shared memory. The configurations run in turns, `--rounds` times, and each
-reports its median: the machine's other load shifts them alike.
+reports its median: the machine's other load shifts them alike. The machine's own ceiling for
+each worker count is measured too: the same callback in that many plain processes
+(multiprocessing.Pool, no pipeline), since many-core hosts run slower per core when more cores
+are busy.
 
     python3 bench/parallel_external_source.py [--workers 1 2 8] [--batch 32] [--work 20000]
-        [--batches 150] [--rounds 3] [--start-method fork]
+        [--batches 150] [--rounds 3] [--start-method fork] [--prefetch 2]
 """
 
 import argparse
+import multiprocessing
 import os
 import statistics
 import time
@@ -44,7 +48,7 @@ def make(workers, args):
                   py_num_workers=max(workers, 1), py_start_method=args.start_method)
     def pipe():
         return fn.external_source(Callback(args.work), batch=False, parallel=parallel,
-                                  **({"prefetch_queue_depth": 2} if parallel else {}))
+                                  **({"prefetch_queue_depth": args.prefetch} if parallel else {}))
 
     p = pipe()
     p.build()
@@ -60,6 +64,26 @@ def rate(pipe, args):
     return args.batches * args.batch / (time.perf_counter() - start)
 
 
+def _chunk(first, count, work):
+    for i in range(first, first + count):
+        cpu_bound(_Info(i), work)
+    return count
+
+
+class _Info:
+    def __init__(self, idx):
+        self.idx_in_epoch = idx
+
+
+def ceiling(workers, args):
+    """Samples/s of the callback in `workers` plain processes, each given whole batches."""
+    n = args.batches * args.batch
+    with multiprocessing.get_context(args.start_method).Pool(workers) as pool:
+        start = time.perf_counter()
+        pool.starmap(_chunk, [(i, args.batch, args.work) for i in range(0, n, args.batch)])
+        return n / (time.perf_counter() - start)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--workers", type=int, nargs="+", default=[1, 2, 8])
@@ -68,23 +92,33 @@ def main():
     ap.add_argument("--batches", type=int, default=150, help="timed batches per turn")
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--start-method", default="fork")
+    ap.add_argument("--prefetch", type=int, default=2, help="the source's prefetch_queue_depth")
     ap.add_argument("--no-sequential", action="store_true", help="skip parallel=False")
     args = ap.parse_args()
 
     configs = ([] if args.no_sequential else [0]) + args.workers
     pipes = {w: make(w, args) for w in configs}
     rates = {w: [] for w in configs}
+    plain = {w: [] for w in args.workers}
     for _ in range(args.rounds):
         for w in configs:
             rates[w].append(rate(pipes[w], args))
+        for w in args.workers:
+            plain[w].append(ceiling(w, args))
     base = statistics.median(rates[args.workers[0]])
+    plain_base = statistics.median(plain[args.workers[0]])
     print(f"{os.cpu_count()} CPUs, batch {args.batch}, {args.work} loop iterations per sample, "
-          f"{args.start_method}, median of {args.rounds} rounds of {args.batches} batches")
+          f"{args.start_method}, prefetch_queue_depth {args.prefetch}, median of {args.rounds} "
+          f"rounds of {args.batches} batches; ceiling: plain processes")
     for w in configs:
         r = statistics.median(rates[w])
         name = "in the pipeline's process" if w == 0 else f"{w} worker{'s' if w > 1 else ''}"
-        print(f"  {name:>26}: {r:8,.0f} samples/s  {r / base:5.2f}x "
-              f"(rounds: {', '.join(f'{x:,.0f}' for x in rates[w])})")
+        line = (f"  {name:>26}: {r:8,.0f} samples/s  {r / base:5.2f}x "
+                f"(rounds: {', '.join(f'{x:,.0f}' for x in rates[w])})")
+        if w in plain:
+            c = statistics.median(plain[w])
+            line += f"; ceiling {c:,.0f} ({c / plain_base:.2f}x), reached {r / c:.0%}"
+        print(line)
 
 
 if __name__ == "__main__":

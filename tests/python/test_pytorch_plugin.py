@@ -112,7 +112,7 @@ def test_cpu_pipeline_with_gpu_prefetcher_matches_cpu_normalisation():
 
     @pipeline_def(batch_size=4, num_threads=2, device_id=None)
     def p():
-        return fn.external_source(lambda: imgs, layout="HWC", cycle=True), fn.random.coin_flip()
+        return fn.external_source([imgs], layout="HWC", cycle=True), fn.random.coin_flip()
 
     it = DALIGenericIterator(p(), ["data", "flip"], size=10,
                              last_batch_policy=LastBatchPolicy.PARTIAL,

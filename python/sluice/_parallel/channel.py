@@ -31,14 +31,14 @@ class Channel:
 
     def send(self, message, fds=()):
         body = pickle.dumps(message, protocol=pickle.HIGHEST_PROTOCOL)
-        header = _HEADER.pack(len(body), len(fds))
+        # Header and body in one write: the reader, woken by the header, never waits for the body.
+        data = _HEADER.pack(len(body), len(fds)) + body
         try:
+            sent = 0
             if fds:
                 anc = [(socket.SOL_SOCKET, socket.SCM_RIGHTS, array.array("i", fds))]
-                self.sock.sendmsg([header], anc)
-            else:
-                self.sock.sendall(header)
-            self.sock.sendall(body)
+                sent = self.sock.sendmsg([data], anc)
+            self.sock.sendall(memoryview(data)[sent:])
         except (BrokenPipeError, ConnectionResetError) as e:
             raise ChannelClosed(str(e)) from None
 

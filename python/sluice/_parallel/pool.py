@@ -157,6 +157,8 @@ class WorkerPool:
                       f"the batch of iteration {iteration} (epoch {epoch_idx})")]
         else:
             start = g.current_sample + batch_size * lead
+            # A part per worker, each given to the least loaded worker (_pick): a worker that runs
+            # slower (a busier core) takes fewer parts instead of holding every batch up.
             n = len(self.workers)
             sizes = [batch_size // n + (k < batch_size % n) for k in range(n)]
             parts, offset = [], 0
@@ -171,16 +173,14 @@ class WorkerPool:
         self.tasks[(i, tid)] = _Task(len(parts), [w for _, w in parts])
         ctx.scheduled.append(tid)
         for m, (task, what) in enumerate(parts):
-            worker = self._pick(ctx, m)
+            worker = self._pick(ctx)
             worker.assigned[(i, tid, m)] = what
             self._flush_released(worker)
             self._send(worker, ("task", i, (tid, m), ctx.epoch_start, task))
 
-    def _pick(self, ctx, part):
+    def _pick(self, ctx):
         if ctx.dedicated is not None:
             return self.workers[ctx.dedicated]
-        if not ctx.group.batch:
-            return self.workers[part]
         return min(self.workers, key=lambda w: len(w.assigned))
 
     def _send(self, worker, msg):

@@ -152,7 +152,7 @@ def test_gpu_zero_extents_and_padded_channels_equal_cpu():
                 fn.crop_mirror_normalize(x, crop=[500, 0], out_of_bounds_policy="pad",
                                          fill_values=[1, 2, 3, 4], pad_output=True, mirror=1,
                                          dtype=types.FLOAT16, device=d),
-                fn.crop_mirror_normalize(x, crop=[30, 30], pad_output=True, output_layout="HWC",
+                fn.crop_mirror_normalize(x, crop=[20, 20], pad_output=True, output_layout="HWC",
                                          mean=MEAN + [0], std=STD + [1], device=d))
 
     compare_gpu_cpu(graph, data, atol=0)

@@ -53,7 +53,7 @@ def test_resize_size_rules():
                                     types.INTERP_LANCZOS3, types.INTERP_TRIANGULAR,
                                     types.INTERP_GAUSSIAN])
 def test_gpu_equals_cpu(interp):
-    data = random_images(np.random.default_rng(sum(map(ord, interp.value))), 12)
+    data = random_images(np.random.default_rng(sum(map(ord, interp.name))), 12)
     compare_gpu_cpu(lambda x, d: (fn.resize(x, size=(224, 200), interp_type=interp, device=d),
                                   fn.resize(x, resize_shorter=300, interp_type=interp, device=d),
                                   fn.resize(x, size=(64, 64), interp_type=interp, dtype=types.FLOAT,
