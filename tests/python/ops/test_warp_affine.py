@@ -4,8 +4,10 @@ output types, and what DALI refuses; the GPU operator against the CPU one.
 
 Tolerance: DALI's CPU kernel accumulates the source position along each row, Sluice computes it
 per pixel (as DALI's GPU does), so positions within float rounding of a pixel edge may sample a
-neighbour: nearest neighbour may pick another pixel for a few in a thousand pixels, linear
-interpolation differs by at most 1 (grey level, or 1e-3 relative for FLOAT) near such edges."""
+neighbour, and on wide images the accumulated error grows to a few hundredths of a pixel:
+nearest neighbour may pick another pixel for a few in a thousand pixels; linear interpolation
+differs by at most 1 (grey level, or 1e-3 relative for FLOAT) but for one element in 10^4, which
+may differ by 2."""
 
 import numpy as np
 import pytest
@@ -26,7 +28,8 @@ def assert_warps_close(ours, ref, nn_outputs=(), max_nn_fraction=0.005):
                 assert bad.mean() <= max_nn_fraction, f"output {k} sample {i}: {bad.mean():.4f}"
             else:
                 tol = 1.0 if a.dtype != np.float32 else 1e-3 * max(1.0, np.abs(b).max())
-                assert diff.max(initial=0) <= tol, f"output {k} sample {i}: {diff.max()}"
+                assert diff.max(initial=0) <= 2 * tol, f"output {k} sample {i}: {diff.max()}"
+                assert (diff > tol).mean() <= 1e-4, f"output {k} sample {i}: {(diff > tol).mean()}"
 
 
 def random_matrices(rng, n):
