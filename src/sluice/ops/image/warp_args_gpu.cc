@@ -1,0 +1,17 @@
+// The GPU half of warp_args.h: one warp launch per batch.
+
+#include "sluice/kernels/geometry/warp_gpu.h"
+#include "sluice/ops/image/warp_args.h"
+
+namespace sluice {
+
+void WarpOpGpu::run(Workspace& ws) {
+  TensorList& out = ws.output(0);
+  auto plans = warp_batch(ws, out, [&](auto& p) { plan(ws, p); });
+  int64_t max_pixels = 0;
+  for (const auto& p : plans) max_pixels = std::max(max_pixels, p.out_h * p.out_w);
+  kernels::warp_gpu(upload_->upload(plans, ws.stream()), static_cast<int>(plans.size()), max_pixels,
+                    ws.input(0).dtype(), out.dtype(), ws.stream());
+}
+
+}  // namespace sluice
