@@ -4,33 +4,13 @@
 // later regions over earlier ones, converting the element type. The CPU functions are the
 // references of the CUDA ones, which compute each output element independently.
 
-#include <cmath>
 #include <cstdint>
-#include <limits>
-#include <type_traits>
 
 #include "sluice/core/dtype.h"
 #include "sluice/core/float16.h"
+#include "sluice/kernels/common/convert_sat.h"
 
 namespace sluice::kernels {
-
-// DALI's conversion of the CPU operators: floating values round half away from zero, then
-// saturate (NaN gives 0); integers saturate.
-template <typename Out, typename In>
-SLUICE_HOST_DEVICE inline Out convert_sat(In v) {
-  if constexpr (std::is_floating_point_v<Out>) {
-    return static_cast<Out>(v);
-  } else {
-    constexpr double lo = static_cast<double>(std::numeric_limits<Out>::lowest());
-    constexpr double hi = static_cast<double>(std::numeric_limits<Out>::max());
-    double d = static_cast<double>(v);
-    if constexpr (std::is_floating_point_v<In>) {
-      if (d != d) return Out(0);
-      d = round(d);
-    }
-    return static_cast<Out>(d < lo ? lo : d > hi ? hi : d);
-  }
-}
 
 // One region of a multi_paste: `height` x `width` pixels from (in_y, in_x) of the source image
 // `in` (`in_width` pixels wide, as many channels as the canvas) to (out_y, out_x) of the canvas.
