@@ -1,6 +1,6 @@
 #pragma once
-// The element conversion of DALI's CPU operators (its ConvertSat), for kernels that must give
-// their outputs: host and device.
+// DALI's ConvertSat as its CPU operators apply it, on the host and the device, for kernels whose
+// outputs must equal those operators'.
 
 #include <cmath>
 #include <limits>
