@@ -66,7 +66,9 @@ def jpeg_folder(tmp_path, good, bad):
 def test_on_error_skip_names_each_skipped_file_once(tmp_path):
     root, bad = jpeg_folder(tmp_path, 3, 2)
 
-    @pipeline_def(batch_size=5, num_threads=1, device_id=None)
+    # Not pipelined: three runs decode exactly three batches (no iteration computed ahead).
+    @pipeline_def(batch_size=5, num_threads=1, device_id=None, exec_pipelined=False,
+                  exec_async=False)
     def p():
         data, label = fn.readers.file(file_root=str(root))
         return fn.decoders.image(data, on_error="skip", name="Decoder"), label
