@@ -84,7 +84,9 @@ SLUICE_HOST_DEVICE inline Out slice_convert(In v) {
     return d <= lo ? std::numeric_limits<Out>::min()
                    : (d >= hi ? std::numeric_limits<Out>::max() : static_cast<Out>(d));
   } else if constexpr (std::is_signed_v<In> == std::is_signed_v<Out>) {
-    if (v < std::numeric_limits<Out>::min()) return std::numeric_limits<Out>::min();
+    if constexpr (std::is_signed_v<In>) {
+      if (v < std::numeric_limits<Out>::min()) return std::numeric_limits<Out>::min();
+    }
     if (v > std::numeric_limits<Out>::max()) return std::numeric_limits<Out>::max();
     return static_cast<Out>(v);
   } else if constexpr (std::is_signed_v<In>) {  // signed to unsigned
