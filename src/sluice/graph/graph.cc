@@ -194,7 +194,11 @@ void check_data_flow(const PipelineGraph& g, const Producers& producers, const O
           "' stage. Place this operator on the GPU "
           "(device='gpu') or move the producer to the CPU."));
     }
-    if (op.device == OpDevice::kGPU && !gpu_in) {
+    if (op.device == OpDevice::kGPU && gpu_in && !op.schema->gpu_takes_gpu_input(k)) {
+      throw InvalidArgument(make_string(op.describe(), " takes input ", k, " ('", op.inputs[k],
+                                        "' from ", src.describe(), ") on the CPU only"));
+    }
+    if (op.device == OpDevice::kGPU && !gpu_in && !op.schema->gpu_takes_cpu_input(k)) {
       throw InvalidArgument(make_string(
           op.describe(), " takes input ", k, " ('", op.inputs[k], "' from ", src.describe(),
           ") on the CPU; GPU operators take GPU inputs: call .gpu() on it first"));

@@ -166,6 +166,12 @@ OpSchema& OpSchema::internal() {
   internal_ = true;
   return *this;
 }
+OpSchema& OpSchema::cpu_inputs_from(int first, bool also_gpu) {
+  cpu_inputs_from_ = first;
+  cpu_inputs_also_gpu_ = also_gpu;
+  return *this;
+}
+
 OpSchema& OpSchema::uneven_inputs() {
   uneven_inputs_ = true;
   return *this;

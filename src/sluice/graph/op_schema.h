@@ -78,6 +78,9 @@ class OpSchema {
   // Its inputs may differ in sample count (the merge of conditional branches): it runs on the
   // largest count and sizes its outputs itself. Other operators' inputs must agree.
   OpSchema& uneven_inputs();
+  // Inputs from `first` on are parameters read on the host (slice's anchor and shape, reshape's
+  // shape): the GPU implementation takes them as CPU data, or also as GPU data when `also_gpu`.
+  OpSchema& cpu_inputs_from(int first, bool also_gpu = false);
 
   const std::string& name() const { return name_; }
   const std::string& doc_string() const { return doc_; }
@@ -93,6 +96,9 @@ class OpSchema {
   bool is_no_prune() const { return no_prune_; }
   bool is_internal() const { return internal_; }
   bool has_uneven_inputs() const { return uneven_inputs_; }
+  // Whether a GPU implementation may take input `k` on the CPU / on the GPU.
+  bool gpu_takes_cpu_input(int k) const { return k >= cpu_inputs_from_; }
+  bool gpu_takes_gpu_input(int k) const { return k < cpu_inputs_from_ || cpu_inputs_also_gpu_; }
   const std::vector<std::string>& aliases() const { return aliases_; }
   const std::vector<ArgSpec>& args() const { return args_; }
   const ArgSpec* find_arg(std::string_view name) const;
@@ -122,6 +128,8 @@ class OpSchema {
   bool no_prune_ = false;
   bool internal_ = false;
   bool uneven_inputs_ = false;
+  int cpu_inputs_from_ = 1 << 30;
+  bool cpu_inputs_also_gpu_ = false;
   std::vector<std::string> aliases_;
 };
 

@@ -46,6 +46,37 @@ bool describe_strided_copy(StridedCopyDesc& d, void* out, const void* in, size_t
   return true;
 }
 
+bool describe_permuted_copy(StridedCopyDesc& d, void* out, const void* in, size_t elem_size,
+                            const Shape& in_shape, const std::vector<int>& perm) {
+  const int nd = static_cast<int>(in_shape.size());
+  std::vector<int64_t> in_stride(nd, 1);
+  for (int k = nd - 2; k >= 0; --k) in_stride[k] = in_stride[k + 1] * in_shape[k + 1];
+  int64_t shape[64], stride[64];
+  SLUICE_CHECK(nd <= 64, InvalidArgument, "transpose of ", nd, " dimensions");
+  int n = 0;
+  // From the innermost output dimension out; reversed below.
+  for (int k = nd - 1; k >= 0; --k) {
+    const int64_t ext = in_shape[perm[k]], st = in_stride[perm[k]];
+    if (ext == 1) continue;
+    if (n > 0 && stride[n - 1] * shape[n - 1] == st) {
+      shape[n - 1] *= ext;
+    } else {
+      shape[n] = ext;
+      stride[n++] = st;
+    }
+  }
+  if (n > kMaxCopyDims) return false;
+  d = StridedCopyDesc{};
+  d.out = out;
+  d.in = in;
+  d.ndim = n > 0 ? n : 1;
+  for (int k = 0; k < n; ++k) {
+    d.shape[k] = shape[n - 1 - k];
+    d.stride[k] = stride[n - 1 - k];
+  }
+  return true;
+}
+
 int64_t strided_copy_volume(const StridedCopyDesc& d) {
   int64_t v = 1;
   for (int k = 0; k < d.ndim; ++k) v *= d.shape[k];

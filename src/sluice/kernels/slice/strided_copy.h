@@ -6,6 +6,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <vector>
 
 #include "sluice/core/shape.h"
 
@@ -28,6 +29,10 @@ struct StridedCopyDesc {
 bool describe_strided_copy(StridedCopyDesc& d, void* out, const void* in, size_t elem_size,
                            const Shape& in_shape, const Shape& start, const Shape& step,
                            const Shape& extent);
+
+// The description of a transpose: output dimension k is input dimension perm[k].
+bool describe_permuted_copy(StridedCopyDesc& d, void* out, const void* in, size_t elem_size,
+                            const Shape& in_shape, const std::vector<int>& perm);
 
 int64_t strided_copy_volume(const StridedCopyDesc& d);
 

@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <numeric>
 #include <random>
 #include <vector>
@@ -74,6 +75,37 @@ TEST(StridedCopy, MergesContiguousDimensions) {
   ASSERT_TRUE(describe_strided_copy(d, out, in, 8, {2, 3, 4}, {1, 2, 3}, {-1, -1, -1}, {2, 3, 4}));
   EXPECT_EQ(d.ndim, 1);  // reversed in every dimension: one run backwards
   EXPECT_EQ(d.stride[0], -1);
+}
+
+TEST(StridedCopy, PermutedCopiesMatchIndexArithmetic) {
+  std::mt19937 gen(4);
+  for (int t = 0; t < 200; ++t) {
+    const int nd = std::uniform_int_distribution<int>(1, 5)(gen);
+    Shape shape(nd);
+    for (auto& e : shape) e = std::uniform_int_distribution<int64_t>(1, 5)(gen);
+    std::vector<int> perm(nd);
+    std::iota(perm.begin(), perm.end(), 0);
+    std::shuffle(perm.begin(), perm.end(), gen);
+    std::vector<int32_t> in(static_cast<size_t>(volume(shape)));
+    std::iota(in.begin(), in.end(), 1);
+    std::vector<int32_t> out(in.size(), -1);
+    StridedCopyDesc d;
+    ASSERT_TRUE(describe_permuted_copy(d, out.data(), in.data(), 4, shape, perm));
+    strided_copy_cpu(d, 4);
+    Shape out_shape(nd), idx(nd, 0);
+    for (int k = 0; k < nd; ++k) out_shape[k] = shape[perm[k]];
+    for (size_t o = 0; o < out.size(); ++o) {
+      Shape in_idx(nd);
+      for (int k = 0; k < nd; ++k) in_idx[perm[k]] = idx[k];
+      int64_t off = 0;
+      for (int k = 0; k < nd; ++k) off = off * shape[k] + in_idx[k];
+      ASSERT_EQ(out[o], in[static_cast<size_t>(off)]) << "case " << t;
+      for (int k = nd - 1; k >= 0; --k) {
+        if (++idx[k] < out_shape[k]) break;
+        idx[k] = 0;
+      }
+    }
+  }
 }
 
 }  // namespace
