@@ -45,6 +45,9 @@ class OpInstance:
         self.name = kwargs.pop("name", None) or _default_name(self.type, current)
         device = kwargs.pop("device", None)
         self.preserve = bool(kwargs.get("preserve", False))
+        # Numbers, lists and arrays given as inputs become constant operators, as in DALI.
+        inputs = [x if isinstance(x, DataNode) or not _is_constant(x) else _constant(x)
+                  for x in inputs]
         for i, x in enumerate(inputs):
             if not isinstance(x, DataNode):
                 raise TypeError(
@@ -99,6 +102,18 @@ class OpInstance:
             "outputs": [x.name for x in self.outputs],
             "args": self.args,
         }
+
+
+def _is_constant(x):
+    if isinstance(x, (list, tuple)):
+        return bool(x) and all(isinstance(v, (bool, int, float)) for v in x)
+    return isinstance(x, (bool, int, float)) or type(x).__module__ == "numpy"
+
+
+def _constant(x):
+    from sluice import types
+
+    return types._constant_node(None, x, None, None, None)
 
 
 def _default_name(type_name, pipeline):
