@@ -37,6 +37,11 @@ SLUICE_HOST_DEVICE inline void flip_box(const float* in, float* out, bool ltrb, 
 
 void bb_flip_cpu(const BoxFlipSample& s, bool ltrb);
 
+// bbox_paste: moves boxes to where they lie after their image is pasted at (paste_x, paste_y)
+// (relative) on a canvas `ratio` times larger. Boxes inside [0, 1] stay inside.
+void bbox_paste_cpu(const float* in, float* out, int64_t num_boxes, bool ltrb, float ratio,
+                    float paste_x, float paste_y);
+
 // CUDA: `samples` in device memory; `max_boxes` the most boxes of a sample.
 void bb_flip_gpu(const BoxFlipSample* samples, int num_samples, int64_t max_boxes, bool ltrb,
                  void* stream);
