@@ -85,6 +85,11 @@ class OpInstance:
         self.device = device
         n = self.args.get(s["num_outputs_arg"]) if s["num_outputs_arg"] else None
         n = s["num_outputs"] if n is None else n
+        if s.get("output_per_input_beyond", -1) >= 0:
+            n += max(0, len(self.inputs) - s["output_per_input_beyond"])
+        for name in s.get("output_if_args", []):
+            spec = next(a for a in s["args"] if a["name"] == name)
+            n += bool(self.args.get(name, spec["default"]))
         out_device = "cpu" if device == "cpu" else "gpu"
         self.outputs = [DataNode(f"{self.name}[{i}]", out_device, self) for i in range(n)]
         if current is not None:
