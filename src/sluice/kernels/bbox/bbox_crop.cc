@@ -43,10 +43,6 @@ CropBox remap(const CropBox& b, const CropBox& crop, int ndim) {
   return out;
 }
 
-int num_pairs(int ndim) {
-  return ndim * (ndim - 1) / 2;
-}
-
 // The aspect-ratio range of dimension pair k (d0 < d1, in order).
 void aspect_range(const BBoxCropParams& p, int k, float& lo, float& hi) {
   const int r = k % static_cast<int>(p.aspect_ratio.size() / 2);
