@@ -45,6 +45,9 @@ class OpInstance:
         self.name = kwargs.pop("name", None) or _default_name(self.type, current)
         device = kwargs.pop("device", None)
         self.preserve = bool(kwargs.get("preserve", False))
+        # Numbers, lists and arrays given as inputs become constant operators, as in DALI.
+        inputs = [x if isinstance(x, DataNode) or not _is_constant(x) else _constant(x)
+                  for x in inputs]
         for i, x in enumerate(inputs):
             if not isinstance(x, DataNode):
                 raise TypeError(
@@ -82,6 +85,11 @@ class OpInstance:
         self.device = device
         n = self.args.get(s["num_outputs_arg"]) if s["num_outputs_arg"] else None
         n = s["num_outputs"] if n is None else n
+        if s.get("output_per_input_beyond", -1) >= 0:
+            n += max(0, len(self.inputs) - s["output_per_input_beyond"])
+        for name in s.get("output_if_args", []):
+            spec = next(a for a in s["args"] if a["name"] == name)
+            n += bool(self.args.get(name, spec["default"]))
         out_device = "cpu" if device == "cpu" else "gpu"
         self.outputs = [DataNode(f"{self.name}[{i}]", out_device, self) for i in range(n)]
         if current is not None:
@@ -99,6 +107,18 @@ class OpInstance:
             "outputs": [x.name for x in self.outputs],
             "args": self.args,
         }
+
+
+def _is_constant(x):
+    if isinstance(x, (list, tuple)):
+        return bool(x) and all(isinstance(v, (bool, int, float)) for v in x)
+    return isinstance(x, (bool, int, float)) or type(x).__module__ == "numpy"
+
+
+def _constant(x):
+    from sluice import types
+
+    return types._constant_node(None, x, None, None, None)
 
 
 def _default_name(type_name, pipeline):

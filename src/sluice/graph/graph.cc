@@ -35,7 +35,7 @@ std::vector<std::string> PipelineGraph::add(std::string type, std::string name, 
   op.inputs = std::move(inputs);
   op.arg_inputs = std::move(arg_inputs);
   op.args = schema.coerce_args(args);
-  int n = schema.num_outputs(op.args);
+  int n = schema.num_outputs(op.args, static_cast<int>(op.inputs.size()));
   for (int i = 0; i < n; ++i) op.outputs.push_back(make_string(op.name, "[", i, "]"));
   ops.push_back(std::move(op));
   return ops.back().outputs;
@@ -130,8 +130,9 @@ Dependencies check_against_schemas(const PipelineGraph& g, const Producers& prod
         s.min_inputs() == s.max_inputs() ? make_string(s.min_inputs())
                                          : make_string(s.min_inputs(), " to ", s.max_inputs()),
         " input(s), got ", ni);
-    SLUICE_CHECK(static_cast<int>(op.outputs.size()) == s.num_outputs(op.args), InvalidArgument,
-                 op.describe(), " must have ", s.num_outputs(op.args), " output(s)");
+    const int no = s.num_outputs(op.args, ni);
+    SLUICE_CHECK(static_cast<int>(op.outputs.size()) == no, InvalidArgument, op.describe(),
+                 " must have ", no, " output(s)");
     for (const auto& [arg, tensor] : op.arg_inputs) {
       const ArgSpec* a = s.find_arg(arg);
       SLUICE_CHECK(a, InvalidArgument, op.describe(), " has no argument '", arg, "'");

@@ -126,6 +126,14 @@ OpSchema& OpSchema::num_outputs_from_arg(std::string arg) {
   num_outputs_arg_ = std::move(arg);
   return *this;
 }
+OpSchema& OpSchema::output_per_input_beyond(int n) {
+  output_per_input_beyond_ = n;
+  return *this;
+}
+OpSchema& OpSchema::output_if_arg(std::string arg) {
+  output_if_args_.push_back(std::move(arg));
+  return *this;
+}
 OpSchema& OpSchema::output_names(std::vector<std::string> names) {
   output_names_ = std::move(names);
   return *this;
@@ -191,14 +199,27 @@ void OpSchema::add(ArgSpec a) {
   }
 }
 
-int OpSchema::num_outputs(const ArgMap& args) const {
-  if (num_outputs_arg_.empty()) return num_outputs_;
-  auto it = args.find(num_outputs_arg_);
-  if (it == args.end()) {
-    const ArgSpec* a = find_arg(num_outputs_arg_);
-    return a && a->default_value ? static_cast<int>(std::get<int64_t>(*a->default_value)) : 1;
+int OpSchema::num_outputs(const ArgMap& args, int num_inputs) const {
+  int n = num_outputs_;
+  if (!num_outputs_arg_.empty()) {
+    auto it = args.find(num_outputs_arg_);
+    if (it == args.end()) {
+      const ArgSpec* a = find_arg(num_outputs_arg_);
+      n = a && a->default_value ? static_cast<int>(std::get<int64_t>(*a->default_value)) : 1;
+    } else {
+      n = static_cast<int>(std::get<int64_t>(it->second));
+    }
   }
-  return static_cast<int>(std::get<int64_t>(it->second));
+  if (output_per_input_beyond_ >= 0) n += std::max(0, num_inputs - output_per_input_beyond_);
+  for (const auto& name : output_if_args_) {
+    auto it = args.find(name);
+    const ArgSpec* a = find_arg(name);
+    if (it != args.end() ? std::get<bool>(it->second)
+                         : a && a->default_value && std::get<bool>(*a->default_value)) {
+      ++n;
+    }
+  }
+  return n;
 }
 
 bool OpSchema::supports(OpDevice d) const {
@@ -332,6 +353,8 @@ nlohmann::json OpSchema::describe() const {
   for (const auto& [n, d] : input_docs_) j["inputs"].push_back({{"name", n}, {"doc", d}});
   j["num_outputs"] = num_outputs_;
   j["num_outputs_arg"] = num_outputs_arg_;
+  j["output_per_input_beyond"] = output_per_input_beyond_;
+  j["output_if_args"] = output_if_args_;
   j["output_names"] = output_names_;
   j["devices"] = nlohmann::json::array();
   for (auto d : devices_) j["devices"].push_back(op_device_name(d));

@@ -59,6 +59,10 @@ class OpSchema {
   OpSchema& num_outputs(int n);
   // The number of outputs is the value of an integer argument (external_source num_outputs).
   OpSchema& num_outputs_from_arg(std::string arg);
+  // One more output for each input beyond the first `n`, and for each of these boolean arguments
+  // that is true (random_bbox_crop: the labels, the box indices).
+  OpSchema& output_per_input_beyond(int n);
+  OpSchema& output_if_arg(std::string arg);
   OpSchema& output_names(std::vector<std::string> names);
   OpSchema& devices(std::vector<OpDevice> d);
   OpSchema& arg(std::string name, ArgType type, ArgValue default_value, std::string doc,
@@ -87,8 +91,8 @@ class OpSchema {
   int min_inputs() const { return min_inputs_; }
   int max_inputs() const { return max_inputs_; }
   const std::vector<std::pair<std::string, std::string>>& input_docs() const { return input_docs_; }
-  // Number of outputs given the (validated) arguments.
-  int num_outputs(const ArgMap& args) const;
+  // Number of outputs given the (validated) arguments and the number of inputs.
+  int num_outputs(const ArgMap& args, int num_inputs) const;
   const std::vector<std::string>& output_name_list() const { return output_names_; }
   const std::vector<OpDevice>& device_list() const { return devices_; }
   bool supports(OpDevice d) const;
@@ -121,6 +125,8 @@ class OpSchema {
   std::vector<std::pair<std::string, std::string>> input_docs_;
   int num_outputs_ = 1;
   std::string num_outputs_arg_;
+  int output_per_input_beyond_ = -1;
+  std::vector<std::string> output_if_args_;
   std::vector<std::string> output_names_;
   std::vector<OpDevice> devices_ = {OpDevice::kCPU};
   std::vector<ArgSpec> args_;

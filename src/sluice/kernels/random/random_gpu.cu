@@ -11,9 +11,12 @@ __global__ void random_kernel(RandomDist d, const RandomSample* samples, DType o
                               const float* values) {
   const RandomSample& s = samples[blockIdx.y];
   const float* own = values ? values + s.first_value : nullptr;
+  const int k = draws_per_value(d);
   for (int64_t i = int64_t{blockIdx.x} * kThreads + threadIdx.x; i < s.n;
        i += int64_t{gridDim.x} * kThreads) {
-    store_sat(s.out, out_type, i, random_value(d, s.rng.nth_u32(i), s.p0, s.p1, own, s.num_values));
+    const uint32_t u = s.rng.nth_u32(k * i);
+    const uint32_t u2 = k == 2 ? s.rng.nth_u32(k * i + 1) : 0;
+    store_sat(s.out, out_type, i, random_value(d, u, u2, s.p0, s.p1, own, s.num_values));
   }
 }
 

@@ -1,5 +1,7 @@
 #include "sluice/ops/random/random_op.h"
 
+#include <cmath>
+
 #include "sluice/ops/op_policy.h"
 
 namespace sluice {
@@ -26,6 +28,8 @@ RandomPlan plan_random(const OpSpec& spec, Workspace& ws) {
     SLUICE_CHECK(dtype_is_integral(t->dtype()), InvalidArgument,
                  "`shape` takes integers, got an argument input of type ", dtype_name(t->dtype()));
   }
+  SLUICE_CHECK(!(has_shape && ws.num_inputs()), InvalidArgument,
+               "Providing argument \"shape\" is incompatible with providing a shape-like input");
   for (int i = 0; i < n; ++i) {
     if (ws.num_inputs()) {
       plan.shapes[i] = ws.input(0).shape(i);
@@ -51,6 +55,30 @@ RandomPlan plan_random(const OpSpec& spec, Workspace& ws) {
       SLUICE_CHECK(p >= 0 && p <= 1, InvalidArgument, "probability ", p, " of sample ", i,
                    " is not in [0, 1]");
       plan.p0[i] = p;
+    }
+  } else if (spec.type == "random.normal") {
+    plan.dist = kernels::RandomDist::kNormal;
+    SLUICE_CHECK(plan.dtype != DType::kFloat16 && plan.dtype != DType::kBFloat16 &&
+                     plan.dtype != DType::kBool,
+                 InvalidArgument, "Data type ", dtype_name(plan.dtype),
+                 " is currently not supported: random.normal gives integers, FLOAT or FLOAT64");
+    for (int i = 0; i < n; ++i) {
+      plan.p0[i] = ws.arg<float>("mean", i);
+      plan.p1[i] = ws.arg<float>("stddev", i);
+    }
+  } else if (spec.type == "random.beta") {
+    plan.dist = kernels::RandomDist::kBeta;
+    SLUICE_CHECK(plan.dtype == DType::kFloat32 || plan.dtype == DType::kFloat64, InvalidArgument,
+                 "Data type ", dtype_name(plan.dtype),
+                 " is not supported. Supported types are : float, double");
+    for (int i = 0; i < n; ++i) {
+      for (const char* name : {"alpha", "beta"}) {
+        const float v = ws.arg<float>(name, i);
+        SLUICE_CHECK(v > 0 && std::isfinite(v), InvalidArgument, "The `", name,
+                     "` must be a positive float32, got `", v, "` for sample at index ", i);
+      }
+      plan.p0[i] = ws.arg<float>("alpha", i);
+      plan.p1[i] = ws.arg<float>("beta", i);
     }
   } else if (spec.has_arg("values") || ws.arg_input("values")) {
     plan.dist = kernels::RandomDist::kDiscrete;

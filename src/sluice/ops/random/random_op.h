@@ -1,6 +1,6 @@
 #pragma once
-// What random.coin_flip and random.uniform share: argument handling and the operator classes,
-// which both register (CPU: random_op.cc, GPU: random_op_gpu.cc).
+// What random.coin_flip, random.uniform and random.normal share: argument handling and the operator
+// classes, which each registers (CPU: random_op.cc, GPU: random_op_gpu.cc).
 
 #include <memory>
 #include <vector>
