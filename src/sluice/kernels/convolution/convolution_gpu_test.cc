@@ -14,6 +14,7 @@
 #include "sluice/kernels/common/gpu_test_util.h"
 #include "sluice/kernels/convolution/convolution.h"
 #include "sluice/kernels/convolution/convolution_gpu.h"
+#include "sluice/kernels/convolution/filter.h"
 
 namespace sluice::kernels::conv {
 namespace {
@@ -116,6 +117,87 @@ TEST_F(ConvolutionGpu, PassesMatchCpu) {
     check(t, t, Border::kReflect101, gen);
     check(t, DType::kFloat32, Border::kReflect101, gen);
     check(DType::kFloat32, t, Border::kReflect101, gen);
+  }
+}
+
+// filter_gpu against filter_cpu: 2-D and 3-D samples, random kernels (zero taps included),
+// anchors and border modes, a fill value, FLOAT rows whose length is not a multiple of 8.
+void check_filter(DType in_type, DType out_type, std::mt19937& gen) {
+  const int n = 6;
+  const size_t is = dtype_size(in_type), os = dtype_size(out_type);
+  std::uniform_real_distribution<float> u(-1.0f, 1.0f);
+  std::vector<FilterSample> samples(n);
+  std::vector<std::vector<float>> kernels(n);
+  std::vector<std::vector<uint8_t>> ins(n), wants(n);
+  std::vector<uint8_t> fill(8, 7);
+  for (int i = 0; i < n; ++i) {
+    FilterSample& s = samples[i];
+    s.axes = i % 3 == 2 ? 3 : 2;
+    s.outer = 1 + i % 2;
+    s.channels = 1 + i % 3;
+    s.border = static_cast<Border>(i % 5);
+    int64_t in_vol = s.outer * s.channels, k_vol = 1;
+    for (int a = 0; a < s.axes; ++a) {
+      s.in_extent[a] = s.out_extent[a] = std::uniform_int_distribution<int64_t>(1, 20)(gen);
+      s.k_extent[a] = std::uniform_int_distribution<int32_t>(1, 7)(gen);
+      s.anchor[a] = std::uniform_int_distribution<int32_t>(0, s.k_extent[a] - 1)(gen);
+      in_vol *= s.in_extent[a];
+      k_vol *= s.k_extent[a];
+    }
+    for (int64_t k = 0; k < k_vol; ++k) kernels[i].push_back(k % 4 == 3 ? 0.0f : u(gen));
+    ins[i].resize(in_vol * is);
+    for (size_t k = 0; k < ins[i].size(); k += is) {
+      if (in_type == DType::kFloat32) {
+        const float v = 100 * u(gen);
+        std::memcpy(&ins[i][k], &v, 4);
+      } else {
+        for (size_t b = 0; b < is; ++b) ins[i][k + b] = static_cast<uint8_t>(gen());
+      }
+    }
+    wants[i].assign(s.out_volume() * os, kPoison);
+    FilterSample c = s;
+    c.in = ins[i].data();
+    c.out = wants[i].data();
+    c.kernel = kernels[i].data();
+    c.fill = fill.data();
+    filter_cpu(c, in_type, out_type);
+  }
+  std::vector<gpu_test::DeviceBuffer> d_in, d_out, d_k;
+  gpu_test::DeviceBuffer d_fill(fill.size()), d_desc(sizeof(FilterSample) * n);
+  cuda::memcpy_async(d_fill.get(), fill.data(), fill.size(), nullptr);
+  int64_t max_elements = 0;
+  for (int i = 0; i < n; ++i) {
+    d_in.emplace_back(ins[i].size());
+    d_out.emplace_back(wants[i].size());
+    d_k.emplace_back(kernels[i].size() * 4);
+    cuda::memcpy_async(d_in[i].get(), ins[i].data(), ins[i].size(), nullptr);
+    cuda::memcpy_async(d_k[i].get(), kernels[i].data(), kernels[i].size() * 4, nullptr);
+    cuda::memset_async(d_out[i].get(), kPoison, wants[i].size(), nullptr);
+    samples[i].in = d_in[i].get();
+    samples[i].out = d_out[i].get();
+    samples[i].kernel = static_cast<const float*>(d_k[i].get());
+    samples[i].fill = d_fill.get();
+    max_elements = std::max(max_elements, samples[i].out_volume());
+  }
+  cuda::memcpy_async(d_desc.get(), samples.data(), sizeof(FilterSample) * n, nullptr);
+  filter_gpu(static_cast<const FilterSample*>(d_desc.get()), n, max_elements, in_type, out_type,
+             nullptr);
+  for (int i = 0; i < n; ++i) {
+    std::vector<uint8_t> got(wants[i].size());
+    cuda::memcpy_async(got.data(), d_out[i].get(), got.size(), nullptr);
+    cuda::stream_synchronize(nullptr);
+    ASSERT_EQ(got, wants[i]) << dtype_name(in_type) << " -> " << dtype_name(out_type) << ", sample "
+                             << i;
+  }
+}
+
+TEST_F(ConvolutionGpu, FilterMatchesCpu) {
+  const uint32_t seed = gpu_test::test_seed();
+  std::printf("seed %u\n", seed);
+  std::mt19937 gen(seed);
+  for (DType t : {DType::kUInt8, DType::kUInt16, DType::kInt16, DType::kFloat32}) {
+    check_filter(t, t, gen);
+    check_filter(t, DType::kFloat32, gen);
   }
 }
 

@@ -9,6 +9,7 @@
 
 #include "sluice/kernels/convolution/convolution.h"
 #include "sluice/kernels/convolution/convolution_element.h"
+#include "sluice/kernels/convolution/filter.h"
 #include "sluice/kernels/convolution/windows.h"
 
 namespace sluice::kernels::conv {
@@ -102,6 +103,32 @@ TEST(Convolution, ConstantBorderUsesTheFillValue) {
   p.fill = 10;
   convolve_axis_cpu(p, DType::kFloat32, DType::kFloat32);
   EXPECT_EQ(out, (std::vector<float>{13, 6, 15}));
+}
+
+TEST(Filter, CorrelatesWithTheAnchorAndRoundsTiesToEven) {
+  // 1 x 4 image, 1 x 3 kernel [0.5, 0, 0.5] anchored at 1: out[x] = (in[x-1] + in[x+1]) / 2.
+  const std::vector<uint8_t> in = {1, 2, 4, 9};
+  const std::vector<float> kernel = {0.5f, 0.0f, 0.5f};
+  std::vector<uint8_t> out(4);
+  FilterSample s;
+  s.in = in.data();
+  s.out = out.data();
+  s.kernel = kernel.data();
+  s.in_extent[0] = s.out_extent[0] = 1;
+  s.in_extent[1] = s.out_extent[1] = 4;
+  s.k_extent[0] = 1;
+  s.k_extent[1] = 3;
+  s.anchor[1] = 1;
+  s.border = Border::kClamp;
+  filter_cpu(s, DType::kUInt8, DType::kUInt8);
+  EXPECT_EQ(out, (std::vector<uint8_t>{2, 2, 6, 6}));  // 1.5 -> 2, 2.5 -> 2, 5.5 -> 6, 6.5 -> 6
+  // 'valid': the kernel at anchor 0, positions within the image only.
+  s.anchor[1] = 0;
+  s.out_extent[1] = 2;
+  std::vector<float> valid(2);
+  s.out = valid.data();
+  filter_cpu(s, DType::kUInt8, DType::kFloat32);
+  EXPECT_EQ(valid, (std::vector<float>{2.5f, 5.5f}));
 }
 
 }  // namespace
