@@ -23,11 +23,13 @@ enum class Border : uint8_t {
 Border parse_border(const std::string& name);
 
 // One pass: the sample seen as [outer][extent][inner], convolved along `extent` with `window`
-// (`size` taps; tap k reads index x - anchor + k): out = convert(scale * sum_k in * window[k]).
+// (`size` taps; tap k reads index x - anchor + k): out = convert(scale * sum_k in * window[k]
+// [+ add]), where `add`, when given, is a FLOAT image of the output's shape (it may be `out`).
 struct AxisPass {
   const void* in = nullptr;
   void* out = nullptr;
   const float* window = nullptr;
+  const float* add = nullptr;
   int64_t outer = 1, extent = 1, inner = 1;
   int32_t size = 1, anchor = 0;
   float scale = 1.0f;

@@ -59,8 +59,10 @@ SLUICE_HOST_DEVICE inline void convolve_element(const AxisPass& p, int64_t o, in
       acc = add_rn(acc, tap(in[xi * p.inner], w));
     }
   }
-  static_cast<Out*>(p.out)[(o * p.extent + x) * p.inner + i] =
-      convert_sat<Out>(mul_rn(acc, p.scale));
+  const int64_t at = (o * p.extent + x) * p.inner + i;
+  float v = mul_rn(acc, p.scale);
+  if (p.add) v = add_rn(v, p.add[at]);
+  static_cast<Out*>(p.out)[at] = convert_sat<Out>(v);
 }
 
 }  // namespace sluice::kernels::conv

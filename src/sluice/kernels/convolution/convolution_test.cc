@@ -105,6 +105,30 @@ TEST(Convolution, ConstantBorderUsesTheFillValue) {
   EXPECT_EQ(out, (std::vector<float>{13, 6, 15}));
 }
 
+TEST(Convolution, LaplacianWindowsAreOpenCvs) {
+  EXPECT_EQ(laplacian_smoothing_window(1), (std::vector<float>{1}));
+  EXPECT_EQ(laplacian_smoothing_window(5), (std::vector<float>{1, 4, 6, 4, 1}));
+  EXPECT_EQ(laplacian_derivative_window(3), (std::vector<float>{1, -2, 1}));
+  EXPECT_EQ(laplacian_derivative_window(5), (std::vector<float>{1, 0, -2, 0, 1}));
+  EXPECT_EQ(laplacian_derivative_window(7), (std::vector<float>{1, 2, -1, -4, -1, 2, 1}));
+}
+
+TEST(Convolution, PassAddsTheGivenImageAfterScaling) {
+  const std::vector<float> in = {1, 2, 3};
+  const std::vector<float> add = {10, 20, 30};
+  const std::vector<float> window = {1};
+  std::vector<uint8_t> out(3);
+  AxisPass p;
+  p.in = in.data();
+  p.out = out.data();
+  p.window = window.data();
+  p.add = add.data();
+  p.extent = 3;
+  p.scale = 0.5f;
+  convolve_axis_cpu(p, DType::kFloat32, DType::kUInt8);
+  EXPECT_EQ(out, (std::vector<uint8_t>{11, 21, 32}));  // 10.5 -> 11, 31.5 -> 32: away from 0
+}
+
 TEST(Filter, CorrelatesWithTheAnchorAndRoundsTiesToEven) {
   // 1 x 4 image, 1 x 3 kernel [0.5, 0, 0.5] anchored at 1: out[x] = (in[x-1] + in[x+1]) / 2.
   const std::vector<uint8_t> in = {1, 2, 4, 9};

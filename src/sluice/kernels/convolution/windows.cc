@@ -34,4 +34,28 @@ std::vector<float> gaussian_window(float sigma, int size) {
   return w;
 }
 
+namespace {
+
+// One more tap: next[j] = prev[j - 1] + sign * prev[j], with prev[-1] = prev[n] = 0 and the
+// first tap's sign flipped for differences, as DALI's window recursion.
+std::vector<float> extend(const std::vector<float>& prev, float sign) {
+  std::vector<float> next(prev.size() + 1);
+  next[0] = sign * prev[0];
+  for (size_t j = 1; j < prev.size(); ++j) next[j] = prev[j - 1] + sign * prev[j];
+  next.back() = prev.back();
+  return next;
+}
+
+}  // namespace
+
+std::vector<float> laplacian_smoothing_window(int size) {
+  std::vector<float> w = {1.0f};
+  while (static_cast<int>(w.size()) < size) w = extend(w, 1.0f);
+  return w;
+}
+
+std::vector<float> laplacian_derivative_window(int size) {
+  return extend(extend(laplacian_smoothing_window(size - 2), -1.0f), -1.0f);
+}
+
 }  // namespace sluice::kernels::conv

@@ -14,4 +14,10 @@ float gaussian_sigma(int diameter);
 // A normalised Gaussian of `size` taps (odd).
 std::vector<float> gaussian_window(float sigma, int size);
 
+// laplacian's windows (OpenCV's): a smoothing window of `size` taps is a row of binomial
+// coefficients; a derivative window of `size` taps (at least 3) is [1, -2, 1] convolved with the
+// smoothing window of size - 2. Built in float by Pascal's rule, as DALI builds them.
+std::vector<float> laplacian_smoothing_window(int size);
+std::vector<float> laplacian_derivative_window(int size);
+
 }  // namespace sluice::kernels::conv
