@@ -1,0 +1,66 @@
+#include <algorithm>
+
+#include "sluice/cuda/cuda_check.h"
+#include "sluice/kernels/color/color_dispatch.h"
+#include "sluice/kernels/color/color_gpu.h"
+#include "sluice/kernels/color/color_pixel.h"
+
+namespace sluice::kernels::color {
+namespace {
+
+constexpr int kThreads = 256;
+constexpr int64_t kPixelsPerBlock = int64_t{kThreads} * 8;
+
+// blockIdx.y is the sample; the blocks of a sample stride over its pixels.
+template <typename Out, typename In>
+__global__ void affine_kernel(const ColorSample* samples, bool matrix) {
+  const ColorSample s = samples[blockIdx.y];
+  const auto* in = static_cast<const In*>(s.in);
+  auto* out = static_cast<Out*>(s.out);
+  for (int64_t p = blockIdx.x * int64_t{blockDim.x} + threadIdx.x; p < s.pixels;
+       p += int64_t{gridDim.x} * blockDim.x) {
+    if (matrix) {
+      matrix_pixel(in, out, p, s);
+    } else {
+      multiply_add_element(in, out, p, s.m[0], s.offset[0]);
+    }
+  }
+}
+
+__global__ void convert_kernel(const ColorSample* samples, ColorOp op, int ic, int oc) {
+  const ColorSample& s = samples[blockIdx.y];
+  const auto* in = static_cast<const uint8_t*>(s.in);
+  auto* out = static_cast<uint8_t*>(s.out);
+  for (int64_t p = blockIdx.x * int64_t{blockDim.x} + threadIdx.x; p < s.pixels;
+       p += int64_t{gridDim.x} * blockDim.x) {
+    convert_pixel(op, in + p * ic, out + p * oc);
+  }
+}
+
+}  // namespace
+
+void color_gpu(const ColorSample* samples, int num_samples, int64_t max_pixels, ColorOp op,
+               DType in, DType out, void* stream) {
+  if (num_samples == 0 || max_pixels == 0) return;
+  const int64_t blocks =
+      std::min<int64_t>((max_pixels + kPixelsPerBlock - 1) / kPixelsPerBlock, 65535);
+  const dim3 grid(static_cast<unsigned>(blocks), static_cast<unsigned>(num_samples));
+  auto st = static_cast<cudaStream_t>(stream);
+  if (op != ColorOp::kMultiplyAdd && op != ColorOp::kMatrix3) {
+    SLUICE_CHECK(in == DType::kUInt8 && out == DType::kUInt8, InvalidArgument,
+                 "colour space conversions take and give UINT8");
+    convert_kernel<<<grid, kThreads, 0, st>>>(samples, op, in_channels(op), out_channels(op));
+    SLUICE_CUDA_CHECK_LAUNCH();
+    return;
+  }
+  affine_type_dispatch(in, [&](auto in_tag) {
+    using I = typename decltype(in_tag)::type;
+    affine_type_dispatch(out, [&](auto out_tag) {
+      using O = typename decltype(out_tag)::type;
+      affine_kernel<O, I><<<grid, kThreads, 0, st>>>(samples, op == ColorOp::kMatrix3);
+      SLUICE_CUDA_CHECK_LAUNCH();
+    });
+  });
+}
+
+}  // namespace sluice::kernels::color

@@ -1,0 +1,11 @@
+// brightness_contrast on the GPU: the shared colour class (color_ops_gpu.cc).
+
+#include "sluice/ops/image/color_ops.h"
+
+namespace sluice {
+namespace {
+
+SLUICE_REGISTER_OPERATOR("brightness_contrast", OpDevice::kGPU, ColorGpu);
+
+}  // namespace
+}  // namespace sluice

@@ -1,0 +1,11 @@
+// color_twist on the GPU: the shared colour class (color_ops_gpu.cc).
+
+#include "sluice/ops/image/color_ops.h"
+
+namespace sluice {
+namespace {
+
+SLUICE_REGISTER_OPERATOR("color_twist", OpDevice::kGPU, ColorGpu);
+
+}  // namespace
+}  // namespace sluice

@@ -1,0 +1,11 @@
+// hue on the GPU: the shared colour class (color_ops_gpu.cc).
+
+#include "sluice/ops/image/color_ops.h"
+
+namespace sluice {
+namespace {
+
+SLUICE_REGISTER_OPERATOR("hue", OpDevice::kGPU, ColorGpu);
+
+}  // namespace
+}  // namespace sluice
