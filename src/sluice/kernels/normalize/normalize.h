@@ -24,6 +24,7 @@ struct NormalizeGeometry {
   int64_t extent[kMaxReduceDims] = {};
   int64_t param_stride[kMaxReduceDims] = {};
   int64_t volume = 1;
+  int64_t params = 1;  // parameter elements
 };
 
 // `axis_mask`: bit d set for a normalized axis d of `in`.
@@ -31,6 +32,18 @@ NormalizeGeometry normalize_geometry(const Shape& in, uint64_t axis_mask);
 
 // The parameter element of input element `i`.
 SLUICE_HOST_DEVICE inline int64_t normalize_param_index(const NormalizeGeometry& g, int64_t i) {
+  // One parameter (the common full normalization) needs no index arithmetic; 32-bit division
+  // is much cheaper than 64-bit division on the GPU.
+  if (g.params == 1) return 0;
+  if (g.volume <= INT32_MAX) {
+    uint32_t j = static_cast<uint32_t>(i), p = 0;
+    for (int d = g.ndim - 1; d >= 0; --d) {
+      const uint32_t e = static_cast<uint32_t>(g.extent[d]);
+      p += (j % e) * static_cast<uint32_t>(g.param_stride[d]);
+      j /= e;
+    }
+    return p;
+  }
   int64_t p = 0;
   for (int d = g.ndim - 1; d >= 0; --d) {
     p += (i % g.extent[d]) * g.param_stride[d];

@@ -27,6 +27,7 @@ NormalizeGeometry normalize_geometry(const Shape& in, uint64_t axis_mask) {
     if (!kind) param *= e;
   }
   g.ndim = n;
+  g.params = param;
   for (int i = 0; i < n; ++i) {
     g.extent[i] = extent[n - 1 - i];
     g.param_stride[i] = pstride[n - 1 - i];

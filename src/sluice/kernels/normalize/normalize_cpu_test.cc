@@ -46,6 +46,16 @@ TEST(NormalizeCpu, BroadcastsParametersAlongNormalizedAxes) {
   }
 }
 
+TEST(NormalizeCpu, ParameterIndicesPastTheInt32Range) {
+  const int64_t big = int64_t{1} << 30;
+  const NormalizeGeometry g = normalize_geometry({3, big}, 0b01);  // 3 * 2^30 elements
+  EXPECT_EQ(g.params, big);
+  for (int64_t i : {int64_t{0}, big - 1, big, 2 * big + 5, 3 * big - 1}) {
+    EXPECT_EQ(normalize_param_index(g, i), i % big) << i;
+  }
+  EXPECT_EQ(normalize_geometry({4, 5}, 0b11).params, 1);
+}
+
 TEST(NormalizeCpu, IntegerOutputsRoundHalfAwayFromZeroAndSaturate) {
   const std::vector<float> in = {1, 3, 5, -1, -3, 7, -7, 1000, -1000};
   const NormalizeGeometry g = normalize_geometry({9}, 1);

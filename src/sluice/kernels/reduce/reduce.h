@@ -51,6 +51,7 @@ SLUICE_HOST_DEVICE inline int64_t reduce_base_offset(const ReduceGeometry& g, in
 
 // The offset, from an output element's base, of its `r`-th reduced input element.
 SLUICE_HOST_DEVICE inline int64_t reduce_inner_offset(const ReduceGeometry& g, int64_t r) {
+  if (g.num_reduced == 1) return r * g.reduced_stride[0];  // no division (64-bit is slow on GPUs)
   int64_t off = 0;
   for (int d = g.num_reduced - 1; d >= 0; --d) {
     off += (r % g.reduced_extent[d]) * g.reduced_stride[d];
