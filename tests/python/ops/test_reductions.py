@@ -122,6 +122,19 @@ def test_reductions_of_photos_equal_dali(tmp_path, shared_data):
         np.testing.assert_array_equal(s, img.sum(axis=(0, 1), dtype=np.uint64))
 
 
+def constant_mean_graph(fn, types, x):
+    return (fn.reductions.variance(x, 100.0), fn.reductions.std_dev(x, 50.0, ddof=1),
+            fn.reductions.std_dev(x, np.full((4, 1, 3), 7.5, np.float32), axes=1, keep_dims=True))
+
+
+def test_constant_means_equal_dali(tmp_path):
+    """A number or an array for the mean becomes a constant input, as in DALI."""
+    rng = np.random.default_rng(9)
+    data = [rng.uniform(0, 200, (4, 5, 3)).astype(np.float32) for _ in range(2)]
+    assert_same(run_sluice(constant_mean_graph, [data]),
+                run_dali(constant_mean_graph, [data], tmp_path))
+
+
 def half_graph(fn, types, x):
     return fn.reductions.sum(x)
 
