@@ -149,9 +149,12 @@ SLUICE_HOST_DEVICE inline Out reduce_post(ReduceOp op, Acc acc, int64_t n, int d
     // DALI scales the integer sum by a float factor and truncates.
     float v = static_cast<float>(acc) * static_cast<float>(1.0 / static_cast<double>(divisor));
     if (is_root) v = sqrtf(v);
-    if (!(v == v) || v > static_cast<float>(std::numeric_limits<Out>::max()) ||
-        v < static_cast<float>(std::numeric_limits<Out>::lowest())) {
-      return Out(0);  // an empty reduction: DALI's value is undefined
+    if (!(v == v)) return Out(0);  // an empty reduction (0 / 0)
+    if (v >= static_cast<float>(std::numeric_limits<Out>::max())) {
+      return std::numeric_limits<Out>::max();
+    }
+    if (v <= static_cast<float>(std::numeric_limits<Out>::lowest())) {
+      return std::numeric_limits<Out>::lowest();
     }
     return static_cast<Out>(v);
   }
