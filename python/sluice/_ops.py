@@ -45,16 +45,7 @@ class OpInstance:
         self.name = kwargs.pop("name", None) or _default_name(self.type, current)
         device = kwargs.pop("device", None)
         self.preserve = bool(kwargs.get("preserve", False))
-        # Numbers, lists and arrays given as inputs become constant operators, as in DALI.
-        inputs = [x if isinstance(x, DataNode) or not _is_constant(x) else _constant(x)
-                  for x in inputs]
-        for i, x in enumerate(inputs):
-            if not isinstance(x, DataNode):
-                raise TypeError(
-                    f"operator '{self.type}': input {i} must be a DataNode (an operator's "
-                    f"output), got {type(x).__name__}"
-                )
-        self.inputs = list(inputs)
+        self.inputs = _constant_inputs(self.type, inputs, device)
         if self.type.startswith("readers."):
             from sluice.sharding import resolve_auto
 
@@ -109,16 +100,27 @@ class OpInstance:
         }
 
 
-def _is_constant(x):
-    if isinstance(x, (list, tuple)):
-        return bool(x) and all(isinstance(v, (bool, int, float)) for v in x)
-    return isinstance(x, (bool, int, float)) or type(x).__module__ == "numpy"
-
-
-def _constant(x):
+def _constant_inputs(type_name, inputs, device):
+    """The inputs, with numbers, lists and arrays made constant operators as DALI makes them
+    (``fn.full_like(x, 7)``), on the GPU when the operator or another input is there."""
     from sluice import types
 
-    return types._constant_node(None, x, None, None, None)
+    if all(isinstance(x, DataNode) for x in inputs):
+        return list(inputs)
+    on_gpu = device == "gpu" or any(isinstance(x, DataNode) and x.device == "gpu" for x in inputs)
+    out = []
+    for i, x in enumerate(inputs):
+        if isinstance(x, types.ScalarConstant):
+            x = types.Constant(x.value, x.dtype, device="gpu" if on_gpu else "cpu")
+        elif isinstance(x, (bool, int, float, list, tuple)) or types._is_array(x):
+            x = types.Constant(x, device="gpu" if on_gpu else "cpu")
+        if not isinstance(x, DataNode):
+            raise TypeError(
+                f"operator '{type_name}': input {i} must be a DataNode (an operator's "
+                f"output) or a constant, got {type(x).__name__}"
+            )
+        out.append(x)
+    return out
 
 
 def _default_name(type_name, pipeline):

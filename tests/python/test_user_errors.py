@@ -22,13 +22,13 @@ def test_a_misspelled_argument_gets_the_closest_name():
 
 
 def test_a_missing_operator_is_not_in_sluice_yet_and_points_to_the_list():
-    with pytest.raises(AttributeError, match=r"fn.normalize is not in Sluice yet\. .*"
+    with pytest.raises(AttributeError, match=r"fn.optical_flow is not in Sluice yet\. .*"
                        r"docs/OPERATORS.md"):
-        fn.normalize
+        fn.optical_flow
     with pytest.raises(AttributeError, match=r"Did you mean fn.readers.file\?"):
         fn.readers.fil
-    with pytest.raises(AttributeError, match=r"ops.Normalize is not in Sluice yet"):
-        ops.Normalize
+    with pytest.raises(AttributeError, match=r"ops.OpticalFlow is not in Sluice yet"):
+        ops.OpticalFlow
     # Python's own probing of private names stays a plain AttributeError.
     assert not hasattr(fn, "__wrapped__") and not hasattr(fn.readers, "_x")
     assert fn.readers.file and ops.CoinFlip and fn.external_source

@@ -24,7 +24,8 @@ def constant_graph(fn, types, x):
             types.Constant([1.5, 2]), types.Constant([True, False]),
             types.Constant(np.array([1.5, 2.25])), types.Constant(5, shape=[2, 2]),
             types.Constant(np.array([7, 8])), types.Constant(1.5, dtype=types.INT32, shape=[2]),
-            x + types.Constant(np.array([[2]], np.uint8)))
+            x + types.Constant(np.array([[2]], np.uint8)),
+            fn.constant(fdata=[0.4, 0.6, -0.7, 0.0], dtype=types.BOOL))
 
 
 def test_constants_equal_dali(tmp_path):

@@ -2,9 +2,7 @@
 
 #include "sluice/ops/generic/constant_op.h"
 
-#include <cmath>
 #include <cstring>
-#include <limits>
 
 #include "sluice/exec/operator.h"
 #include "sluice/graph/schema_registry.h"
@@ -26,49 +24,6 @@ SLUICE_REGISTER_SCHEMA(
                       "Output type; default FLOAT for fdata, INT32 "
                       "for idata.")
         .arg("layout", ArgType::kString, std::string(), "Output layout."));
-
-// DALI's ConvertSat of a float: rounds half away from zero, saturates, NaN gives 0.
-template <typename T>
-T convert_sat(double v) {
-  if constexpr (std::is_same_v<T, bool>) {
-    return v != 0;
-  } else if constexpr (std::is_floating_point_v<T>) {
-    return static_cast<T>(v);
-  } else if constexpr (std::is_same_v<T, float16> || std::is_same_v<T, bfloat16>) {
-    return T(static_cast<float>(v));
-  } else {
-    if (v != v) return 0;
-    const double r = std::round(v);
-    if (r <= static_cast<double>(std::numeric_limits<T>::min())) {
-      return std::numeric_limits<T>::min();
-    }
-    if (r >= static_cast<double>(std::numeric_limits<T>::max())) {
-      return std::numeric_limits<T>::max();
-    }
-    return static_cast<T>(r);
-  }
-}
-
-template <typename T>
-T convert_sat(int64_t v) {
-  if constexpr (std::is_same_v<T, bool>) {
-    return v != 0;
-  } else if constexpr (std::is_integral_v<T>) {
-    if (v < static_cast<int64_t>(std::numeric_limits<T>::min())) {
-      return std::numeric_limits<T>::min();
-    }
-    if (std::is_signed_v<T> || sizeof(T) < 8) {
-      if (v > static_cast<int64_t>(std::numeric_limits<T>::max())) {
-        return std::numeric_limits<T>::max();
-      }
-    }
-    return static_cast<T>(v);
-  } else if constexpr (std::is_same_v<T, float16> || std::is_same_v<T, bfloat16>) {
-    return T(static_cast<float>(v));
-  } else {
-    return static_cast<T>(v);
-  }
-}
 
 class ConstantCpu : public Operator {
  public:

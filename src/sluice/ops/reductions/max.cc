@@ -1,0 +1,17 @@
+// reductions.max: the maximum over axes. The classes are shared with the other reductions
+// (reduce_op.h); the GPU registration is in max_gpu.cc.
+
+#include "sluice/graph/schema_registry.h"
+#include "sluice/ops/reductions/reduce_op.h"
+
+namespace sluice {
+namespace {
+
+SLUICE_REGISTER_SCHEMA(
+    reduce_schema(OpSchema("reductions.max").doc("Gets maximal input element along provided axes."),
+                  /*with_dtype=*/false, /*with_mean=*/false));
+
+SLUICE_REGISTER_OPERATOR("reductions.max", OpDevice::kCPU, ReduceCpu<kernels::ReduceOp::kMax>);
+
+}  // namespace
+}  // namespace sluice

@@ -1,0 +1,11 @@
+// reductions.max on the GPU: the shared GPU class (reduce_op_gpu.cc).
+
+#include "sluice/ops/reductions/reduce_op.h"
+
+namespace sluice {
+namespace {
+
+SLUICE_REGISTER_OPERATOR("reductions.max", OpDevice::kGPU, ReduceGpu<kernels::ReduceOp::kMax>);
+
+}  // namespace
+}  // namespace sluice

@@ -1,0 +1,17 @@
+// reductions.mean: the mean over axes. The classes are shared with the other reductions
+// (reduce_op.h); the GPU registration is in mean_gpu.cc.
+
+#include "sluice/graph/schema_registry.h"
+#include "sluice/ops/reductions/reduce_op.h"
+
+namespace sluice {
+namespace {
+
+SLUICE_REGISTER_SCHEMA(
+    reduce_schema(OpSchema("reductions.mean").doc("Gets mean of elements along provided axes."),
+                  /*with_dtype=*/true, /*with_mean=*/false));
+
+SLUICE_REGISTER_OPERATOR("reductions.mean", OpDevice::kCPU, ReduceCpu<kernels::ReduceOp::kMean>);
+
+}  // namespace
+}  // namespace sluice

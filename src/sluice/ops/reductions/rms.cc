@@ -1,0 +1,17 @@
+// reductions.rms: the root mean square over axes. The classes are shared with the other reductions
+// (reduce_op.h); the GPU registration is in rms_gpu.cc.
+
+#include "sluice/graph/schema_registry.h"
+#include "sluice/ops/reductions/reduce_op.h"
+
+namespace sluice {
+namespace {
+
+SLUICE_REGISTER_SCHEMA(reduce_schema(
+    OpSchema("reductions.rms").doc("Gets root mean square of elements along provided axes."),
+    /*with_dtype=*/true, /*with_mean=*/false));
+
+SLUICE_REGISTER_OPERATOR("reductions.rms", OpDevice::kCPU, ReduceCpu<kernels::ReduceOp::kRms>);
+
+}  // namespace
+}  // namespace sluice

@@ -1,0 +1,17 @@
+// reductions.sum: the sum over axes. The classes are shared with the other reductions
+// (reduce_op.h); the GPU registration is in sum_gpu.cc.
+
+#include "sluice/graph/schema_registry.h"
+#include "sluice/ops/reductions/reduce_op.h"
+
+namespace sluice {
+namespace {
+
+SLUICE_REGISTER_SCHEMA(
+    reduce_schema(OpSchema("reductions.sum").doc("Gets sum of elements along provided axes."),
+                  /*with_dtype=*/true, /*with_mean=*/false));
+
+SLUICE_REGISTER_OPERATOR("reductions.sum", OpDevice::kCPU, ReduceCpu<kernels::ReduceOp::kSum>);
+
+}  // namespace
+}  // namespace sluice

@@ -1,0 +1,12 @@
+// reductions.variance on the GPU: the shared GPU class (reduce_op_gpu.cc).
+
+#include "sluice/ops/reductions/reduce_op.h"
+
+namespace sluice {
+namespace {
+
+SLUICE_REGISTER_OPERATOR("reductions.variance", OpDevice::kGPU,
+                         ReduceGpu<kernels::ReduceOp::kVariance>);
+
+}  // namespace
+}  // namespace sluice
