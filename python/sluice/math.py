@@ -45,6 +45,20 @@ def _scalar_operand(x):
     return x.dtype, x.value
 
 
+def _int64_constant(value, dtype):
+    """`value`, an integer constant of type `dtype`, which travels as int64 (as in DALI, which
+    refuses larger uint64 constants too)."""
+    from sluice import types
+
+    if -2 ** 63 <= value < 2 ** 63:
+        return value
+    if dtype == types.UINT64 and 0 <= value < 2 ** 64:
+        raise OverflowError(f"Integer constant {value} of type uint64 is above 2^63 - 1: "
+                            "arithmetic takes no such constants")
+    raise OverflowError(f"Integer constant {value} out of range for "
+                        f"{types.DALIDataType(dtype).name.lower()}.")
+
+
 def _arithm_op(name, *inputs):
     """Builds the ``_arithmetic`` operator computing ``name`` (DALI's operation name) of
     `inputs` and returns its output."""
@@ -72,7 +86,7 @@ def _arithm_op(name, *inputs):
         if dtype in types._float_types:
             reals.append(float(value))
         else:
-            ints.append(int(value))
+            ints.append(_int64_constant(int(value), dtype))
     if not edges:
         raise TypeError(
             f"operator `{display}`: at least one operand must be a DataNode (an operator's output)"

@@ -4,8 +4,8 @@ integers and for + - * / of floats), constants and their types, broadcasting wit
 shapes, layouts, and the inputs DALI refuses. The GPU operator against the CPU one.
 
 DALI's CPU arithmetic has no float16 (Sluice's has, with DALI's GPU types: see
-test_float16_follows_dalis_gpu_promotion) and Sluice has no uint64 yet; the tables cover the
-other ten types."""
+test_float16_follows_dalis_gpu_promotion); the tables cover the other eleven types, uint64 with
+values beyond int64's range."""
 
 import numpy as np
 import pytest
@@ -14,13 +14,13 @@ from dali_reference import run_dali, run_sluice
 from op_testing import gpu_equals_cpu_bit_for_bit
 from sluice import fn, pipeline_def, types
 
-TYPES = ["bool", "uint8", "int8", "uint16", "int16", "uint32", "int32", "int64", "float32",
-         "float64"]
+TYPES = ["bool", "uint8", "int8", "uint16", "int16", "uint32", "int32", "int64", "uint64",
+         "float32", "float64"]
 
 
 def typed_batches():
     """One batch per type of TYPES, two samples of 6 values: negative values for the signed
-    types, no zeros (they divide)."""
+    types and uint64's above 2^63, no zeros (they divide)."""
     signed = [-7, 7, 5, -3, 2, 100]
     unsigned = [200, 7, 5, 3, 2, 100]
     floats = [-7.5, 7.25, 5.0, -3.0, 0.5, 100.0]
@@ -28,21 +28,23 @@ def typed_batches():
     for t in TYPES:
         if t == "bool":
             vals = [True, False, True, True, False, True]
+        elif t == "uint64":
+            vals = [2 ** 64 - 1, 7, 2 ** 63, 3, 12345678901234567891, 100]
         else:
             vals = floats if t.startswith("float") else unsigned if t.startswith("u") else signed
-        a = np.array(vals).astype(t)
+        a = np.array(vals, object).astype(t)
         out.append([a, a[::-1].copy()])
     return out
 
 
 def pairs_graph(fn, types, *xs):
-    # xs follow TYPES: 0 is bool, 8 and 9 are floats.
+    # xs follow TYPES: 0 is bool, 9 and 10 are floats.
     outs = []
     for i, a in enumerate(xs):
         for j, b in enumerate(xs):
-            both_bool, has_float = i == 0 and j == 0, i >= 8 or j >= 8
+            both_bool, has_float = i == 0 and j == 0, i >= 9 or j >= 9
             outs.append(a * b)
-            if not (i in (2, 4, 6, 7) and j >= 8 or j in (2, 4, 6, 7) and i >= 8):
+            if not (i in (2, 4, 6, 7) and j >= 9 or j in (2, 4, 6, 7) and i >= 9):
                 # signed integers with floats: see test_signed_integers_compare_exactly_with_floats
                 outs += [a == b, a < b, a >= b, a != b]
             if not both_bool:
@@ -83,7 +85,7 @@ def test_signed_integers_compare_exactly_with_floats(tmp_path):
     comparison of a signed and a non-signed operand answers as if the other were unsigned
     (-3 == -3.0 is False, -7 < -7.5 is True). The values where DALI differs are exactly those."""
     b = typed_batches()
-    inputs = [b[2], b[6], b[7], b[8], b[9]]
+    inputs = [b[2], b[6], b[7], b[9], b[10]]
     ours = run_sluice(compare_graph, inputs)
     ref = run_dali(compare_graph, inputs, tmp_path)
     ops = [np.equal, np.not_equal, np.less, np.less_equal, np.greater, np.greater_equal]
@@ -111,7 +113,7 @@ def unary_graph(fn, types, *xs):
     for i, a in enumerate(xs):
         if i > 0:
             outs += [-a, abs(a), +a]
-        if i < 8:
+        if i < 9:
             outs.append(~a)
     return tuple(outs)
 
@@ -132,7 +134,8 @@ def test_shifts_equal_dali(tmp_path):
     vals = [np.array([1, -8, 100, -128, 1, 127], np.int8),
             np.array([1, 8, 100, 65535, 1, 127], np.uint16),
             np.array([1, -8, 1 << 20, -1, 1, -5], np.int32),
-            np.array([1, -8, 1 << 40, -1, 1, -5], np.int64)]
+            np.array([1, -8, 1 << 40, -1, 1, -5], np.int64),
+            np.array([1, 8, 1 << 40, 2 ** 64 - 1, 2 ** 63, 5], np.uint64)]
     inputs = [[v, v[::-1].copy()] for v in vals] + [[counts[0], counts[0][::-1].copy()]]
     inputs[-1][1][0] = 0
     assert_same(run_sluice(shift_graph, inputs), run_dali(shift_graph, inputs, tmp_path), "shift")
@@ -156,10 +159,30 @@ def test_constants_equal_dali(tmp_path):
     types.Constant and numpy scalars carry their type, arrays and lists become constant tensors,
     floating constants reach the operator as float32."""
     b = typed_batches()
-    inputs = [b[1], b[4], b[8], b[9]]
+    inputs = [b[1], b[4], b[9], b[10]]
     ours = run_sluice(constants_graph, inputs)
     assert ours[0][0].dtype == np.int32 and ours[6][0].dtype == np.float64
     assert_same(ours, run_dali(constants_graph, inputs, tmp_path), "constants")
+
+
+def uint64_constants_graph(fn, types, u64, i8):
+    return (u64 + 1, u64 // 2, u64 + np.int8(1), u64 + np.uint64(5), u64 + True, u64 * 1.5,
+            u64 + types.Constant(7, types.UINT64), u64 + types.Constant(7, types.INT64),
+            types.Constant(5, types.UINT64) - u64, u64 + types.Constant(1.7, types.UINT64),
+            u64 == -1, u64 < np.int64(-1), u64 > -1, -1 <= u64, u64 != np.int8(-1),
+            u64 == np.uint64(7), i8 < np.uint64(1), i8 == types.Constant(3, types.UINT64),
+            u64 >> np.uint64(65), u64 << 1, u64 & np.uint8(3), u64 % np.uint64(1000),
+            u64 ** 3, u64 / 3, u64 + np.array([1, 2, 3, 4, 5, 6], np.uint64))
+
+
+def test_uint64_constants_equal_dali(tmp_path):
+    """uint64 with a Python int (int32) or another signed constant computes in int64 (wrapping),
+    with unsigned constants in uint64; comparisons with signed values are by value."""
+    b = typed_batches()
+    inputs = [b[8], b[2]]
+    ours = run_sluice(uint64_constants_graph, inputs)
+    assert ours[0][0].dtype == np.int64 and ours[3][0].dtype == np.uint64
+    assert_same(ours, run_dali(uint64_constants_graph, inputs, tmp_path), "uint64 constants")
 
 
 def broadcast_graph(fn, types, a, b, c):
@@ -259,6 +282,14 @@ def uint8_constant_graph(fn, types, a):
     return a + types.Constant(300, types.UINT8)
 
 
+def negative_uint64_constant_graph(fn, types, a):
+    return a + types.Constant(-1, types.UINT64)
+
+
+def huge_uint64_constant_graph(fn, types, a):
+    return a + np.uint64(2 ** 64 - 1)
+
+
 def test_refuses_what_dali_refuses(tmp_path):
     b = [np.array([True, False])] * 2
     f = [np.array([1.5, 2.0], np.float32)] * 2
@@ -273,6 +304,8 @@ def test_refuses_what_dali_refuses(tmp_path):
         broadcast_error_graph, [[np.ones((2, 3))] * 2, [np.ones((2,))] * 2], tmp_path)
     assert "out of range for int32" in refused(big_constant_graph, [i], tmp_path)
     assert "out of range for uint8" in refused(uint8_constant_graph, [i], tmp_path)
+    assert "out of range for uint64" in refused(negative_uint64_constant_graph, [i], tmp_path)
+    assert "above 2^63 - 1" in refused(huge_uint64_constant_graph, [i], tmp_path)
     assert "do not match" in refused(broadcast_error_graph, [[np.ones((2, 3))] * 2] * 2, tmp_path,
                                      ["HW", "XY"])
 

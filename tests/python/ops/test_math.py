@@ -12,17 +12,19 @@ from sluice import fn, math, pipeline_def
 UNARY = ["abs", "fabs", "floor", "ceil", "sqrt", "rsqrt", "cbrt", "exp", "log", "log2", "log10",
          "sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh", "tanh", "asinh", "acosh",
          "atanh"]
-TYPES = ["uint8", "int8", "int16", "uint32", "int32", "int64", "float32", "float64"]
+TYPES = ["uint8", "int8", "int16", "uint32", "int32", "int64", "uint64", "float32", "float64"]
 
 
 def inputs_by_type():
     """Two samples per type: values inside and outside the functions' domains, -0.0 and
-    halves for the floats."""
+    halves for the floats, values beyond int64's range for uint64."""
     out = []
     for t in TYPES:
         if t.startswith("float"):
             a = np.array([-3.25, -1.0, -0.5, -0.0, 0.0, 0.25, 0.5, 0.999, 1.0, 1.5, 2.75, 10.5,
                           88.0, 1e-30, -7.5, 3.0], t)
+        elif t == "uint64":
+            a = np.array([0, 1, 2, 7, 200, 2 ** 53 + 1, 2 ** 63, 2 ** 64 - 1], t)
         elif t.startswith("u"):
             a = np.array([0, 1, 2, 3, 7, 10, 100, 200], t)
         else:
@@ -74,17 +76,19 @@ def test_unary_functions_equal_dali(tmp_path):
     assert by_name["sqrt(float64)"][0].dtype == np.float64
 
 
-def binary_graph(fn, types, u8, i16, i32, f32, f64):
+def binary_graph(fn, types, u8, i16, i32, u64, f32, f64):
     m = __import__(fn.__name__[:-3] + ".math", fromlist=["sqrt"])
     outs = []
-    for a in (u8, i16, i32, f32, f64):
-        for b in (u8, i16, i32, f32, f64):
+    for a in (u8, i16, i32, u64, f32, f64):
+        for b in (u8, i16, i32, u64, f32, f64):
             outs += [m.pow(a, b), m.fpow(a, b), m.min(a, b), m.max(a, b), m.atan2(a, b)]
     return tuple(outs) + (
         m.pow(i32, 2), m.pow(2, i16), m.fpow(u8, 0.5), m.min(u8, -1), m.max(f32, 1),
         m.atan2(1.5, f64), m.clamp(i16, 2, 50), m.clamp(f32, u8, 3.5), m.clamp(u8, i16, i32),
         m.clamp(i32, f64, 100), m.clamp(f32, -1.0, 1.0), m.clamp(u8, np.uint8(3), np.int16(50)),
-        m.min(u8, np.array([1, 50, 2, 3, 4, 5, 6, 7], np.uint8)))
+        m.min(u8, np.array([1, 50, 2, 3, 4, 5, 6, 7], np.uint8)), m.pow(u64, 2), m.min(u64, -1),
+        m.max(u64, np.uint64(5)), m.clamp(u64, 2, 2 ** 31 - 1),
+        m.clamp(u64, np.uint8(3), np.uint64(2 ** 63 - 1)), m.atan2(u64, 1.5), m.fpow(u64, u8))
 
 
 def binary_inputs():
@@ -92,7 +96,8 @@ def binary_inputs():
     floats = [-7.5, 7.25, 5.0, -3.0, 0.5, 0.0, -0.0, 2.0]
     out = []
     for t, v in [("uint8", [200, 7, 5, 3, 2, 0, 1, 3]), ("int16", signed), ("int32", signed),
-                 ("float32", floats), ("float64", floats)]:
+                 ("uint64", [2 ** 64 - 1, 7, 5, 2 ** 63, 2, 0, 1, 3]), ("float32", floats),
+                 ("float64", floats)]:
         a = np.array(v, t)
         out.append([a, a[::-1].copy()])
     return out

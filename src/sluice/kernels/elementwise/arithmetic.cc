@@ -120,6 +120,8 @@ ArithTypes arith_types(ArithOp op, std::span<const DType> operands) {
     t.result = DType::kBool;
     t.compute = is_half(promoted) ? DType::kFloat32 : promoted;
     t.operand_rounding = t.compute;
+    t.by_value = promoted == DType::kInt64 &&
+                 std::find(operands.begin(), operands.end(), DType::kUInt64) != operands.end();
     return t;
   }
   t.result = is_int_to_float(op) && !dtype_is_float(promoted) ? DType::kFloat32 : promoted;

@@ -89,9 +89,9 @@ constexpr bool is_int_to_float(ArithOp op) {
 }
 
 // Promotion of two operand types (DALI's table): bool < integers < floats; integers of mixed
-// signedness go to a signed type twice as wide as the unsigned one (int64 at most); any integer
-// with a float gives that float; float16 (and bfloat16) with a wider float gives the wider one,
-// float16 with bfloat16 float32.
+// signedness go to a signed type twice as wide as the unsigned one (int64 at most: uint64 with a
+// signed type gives int64); any integer with a float gives that float; float16 (and bfloat16)
+// with a wider float gives the wider one, float16 with bfloat16 float32.
 DType promote_types(DType a, DType b);
 
 // The types of one operation on operands of the given types.
@@ -102,6 +102,9 @@ struct ArithTypes {
   // kFloat16 or kBFloat16 when operands are rounded to that type before computing (as DALI
   // casts them to the result type), else the result type itself.
   DType operand_rounding;
+  // Comparisons of uint64 with signed integers, which DALI answers by value: compute is int64
+  // (the promoted type), but the kernels compare in arith::Int65, which holds both operands.
+  bool by_value = false;
 };
 
 // Throws InvalidArgument with DALI's messages for operations DALI refuses: arithmetic other than

@@ -21,6 +21,8 @@ SLUICE_ARITH_EXTERN(int16_t)
 SLUICE_ARITH_EXTERN(uint32_t)
 SLUICE_ARITH_EXTERN(int32_t)
 SLUICE_ARITH_EXTERN(int64_t)
+SLUICE_ARITH_EXTERN(uint64_t)
+SLUICE_ARITH_EXTERN(Int65)
 SLUICE_ARITH_EXTERN(float)
 SLUICE_ARITH_EXTERN(double)
 #undef SLUICE_ARITH_EXTERN
@@ -75,6 +77,16 @@ void store_from(void* dst, DType t, const C* v, int n) {
   });
 }
 
+// Whether values of type t are C's values as stored (never for Int65, which has no DType).
+template <typename C>
+bool is_stored_as(DType t) {
+  if constexpr (std::is_same_v<C, arith::Int65>) {
+    return false;
+  } else {
+    return t == dtype_of<C>;
+  }
+}
+
 template <typename C>
 void run_sample(const ArithParams& p, const ArithSampleDesc& s) {
   const int inner_d = s.ndim - 1;
@@ -83,7 +95,7 @@ void run_sample(const ArithParams& p, const ArithSampleDesc& s) {
   for (int d = 0; d < inner_d; ++d) outer *= s.shape[d];
   if (inner == 0 || outer == 0) return;
   const DType out_t = p.types.result;
-  const bool direct_out = is_comparison(p.op) || out_t == dtype_of<C>;
+  const bool direct_out = is_comparison(p.op) || is_stored_as<C>(out_t);
   const bool converts = p.types.operand_rounding != p.types.compute;
   const bool int_div = (p.op == ArithOp::kDiv || p.op == ArithOp::kMod) && arith::kIsInt<C>;
   const size_t out_size = dtype_size(out_t);
@@ -102,7 +114,7 @@ void run_sample(const ArithParams& p, const ArithSampleDesc& s) {
         const int64_t step = s.in[k].stride[inner_d];  // 0 or 1
         const void* src = static_cast<const char*>(s.in[k].data) +
                           (off[k] + i0 * step) * dtype_size(p.operand[k]);
-        if (p.operand[k] == dtype_of<C> && !converts) {
+        if (is_stored_as<C>(p.operand[k]) && !converts) {
           t[k] = {static_cast<const C*>(src), step == 0};
         } else {
           convert_to<C>(buf[k], src, p.operand[k], step ? n : 1, p.types.operand_rounding);
@@ -117,7 +129,7 @@ void run_sample(const ArithParams& p, const ArithSampleDesc& s) {
       char* dst = static_cast<char*>(s.out) + (o * inner + i0) * out_size;
       if (direct_out) {
         arith::apply_tile<C>(p.op, dst, t, n);
-      } else {
+      } else if constexpr (!std::is_same_v<C, arith::Int65>) {  // Int65 only compares
         arith::apply_tile<C>(p.op, obuf, t, n);
         store_from<C>(dst, out_t, obuf, n);
       }
@@ -132,6 +144,7 @@ void run_sample(const ArithParams& p, const ArithSampleDesc& s) {
 }  // namespace
 
 void arithmetic_cpu(const ArithParams& p, const ArithSampleDesc& s) {
+  if (p.types.by_value) return run_sample<arith::Int65>(p, s);
   switch (p.types.compute) {
     case DType::kBool:
       return run_sample<bool>(p, s);
@@ -149,6 +162,8 @@ void arithmetic_cpu(const ArithParams& p, const ArithSampleDesc& s) {
       return run_sample<int32_t>(p, s);
     case DType::kInt64:
       return run_sample<int64_t>(p, s);
+    case DType::kUInt64:
+      return run_sample<uint64_t>(p, s);
     case DType::kFloat32:
       return run_sample<float>(p, s);
     case DType::kFloat64:

@@ -12,5 +12,7 @@ template void apply_tile<int16_t>(ArithOp, void*, const TileOperand<int16_t>*, i
 template void apply_tile<uint32_t>(ArithOp, void*, const TileOperand<uint32_t>*, int);
 template void apply_tile<int32_t>(ArithOp, void*, const TileOperand<int32_t>*, int);
 template void apply_tile<int64_t>(ArithOp, void*, const TileOperand<int64_t>*, int);
+template void apply_tile<uint64_t>(ArithOp, void*, const TileOperand<uint64_t>*, int);
+template void apply_tile<Int65>(ArithOp, void*, const TileOperand<Int65>*, int);
 
 }  // namespace sluice::kernels::arith

@@ -84,7 +84,7 @@ void apply_tile(ArithOp op, void* out, const TileOperand<C>* in, int n) {
     SLUICE_ARITH_COMPARISON_OPS(SLUICE_ARITH_CASE)
 #undef SLUICE_ARITH_CASE
     case ArithOp::kClamp:
-      if constexpr (!std::is_same_v<C, bool>) {
+      if constexpr (supports<ArithOp::kClamp, C>()) {
         clamp_tile(o, in[0], in[1], in[2], n);
         return;
       }

@@ -1,8 +1,8 @@
 // GPU tests (label gpu): the CUDA arithmetic kernel against arithmetic_cpu on fresh random data,
-// every operation, mixed operand types, broadcast shapes, constants, several samples of mixed
-// sizes in one launch and poisoned outputs. Tolerance: none, except for the transcendental
-// functions and floating pow / atan2 (CUDA's libm and the host's differ by a few ulps: 4 ulps
-// allowed, NaN matching NaN).
+// every operation, mixed operand types (uint64 with signed ones: compared by value), broadcast
+// shapes, constants, several samples of mixed sizes in one launch and poisoned outputs.
+// Tolerance: none, except for the transcendental functions and floating pow / atan2 (CUDA's libm
+// and the host's differ by a few ulps: 4 ulps allowed, NaN matching NaN).
 
 #include <gtest/gtest.h>
 
@@ -140,8 +140,8 @@ void check_case(const Case& c, std::mt19937& gen) {
       const double a = value_at(cpu_out[i], p.types.result, e);
       const double b = value_at(got, p.types.result, e);
       if (a == b || (std::isnan(a) && std::isnan(b))) continue;
-      ASSERT_FALSE(exact || std::isinf(a)) << what << ": " << a << " vs " << b << ", sample " << i
-                                           << " element " << e;
+      ASSERT_FALSE(exact || std::isinf(a))
+          << what << ": " << a << " vs " << b << ", sample " << i << " element " << e;
       const double ulp = std::abs(std::nextafter(static_cast<float>(a), INFINITY) - a);
       ASSERT_LE(std::abs(a - b), 4 * ulp) << what << ", sample " << i << " element " << e;
     }
@@ -154,7 +154,7 @@ TEST(ArithmeticGpu, EveryOperationMatchesCpu) {
   SCOPED_TRACE(make_string("SLUICE_TEST_SEED=", seed));
   std::mt19937 gen(seed);
   const DType ints[] = {DType::kUInt8,  DType::kInt8,  DType::kUInt16, DType::kInt16,
-                        DType::kUInt32, DType::kInt32, DType::kInt64};
+                        DType::kUInt32, DType::kInt32, DType::kInt64,  DType::kUInt64};
   const DType floats[] = {DType::kFloat16, DType::kBFloat16, DType::kFloat32, DType::kFloat64};
   std::vector<DType> all(std::begin(ints), std::end(ints));
   all.insert(all.end(), std::begin(floats), std::end(floats));
@@ -171,6 +171,22 @@ TEST(ArithmeticGpu, EveryOperationMatchesCpu) {
       }
       if (c.types[0] == DType::kBool) c.types[0] = pick(ints);  // never booleans only
       check_case(c, gen);
+    }
+  }
+  // uint64 with itself and with signed types (compared by value), both ways round.
+  for (int i = 0; i < kNumArithOps; ++i) {
+    const auto op = static_cast<ArithOp>(i);
+    if (arith_arity(op) == 1) {
+      check_case({op, {DType::kUInt64}}, gen);
+      continue;
+    }
+    check_case({op, std::vector<DType>(arith_arity(op), DType::kUInt64)}, gen);
+    for (DType other : {DType::kInt8, DType::kInt64}) {
+      for (int k = 0; k < 2; ++k) {
+        std::vector<DType> t(arith_arity(op), other);
+        t[k] = DType::kUInt64;
+        check_case({op, t}, gen);
+      }
     }
   }
 }

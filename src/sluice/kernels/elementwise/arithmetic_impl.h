@@ -1,10 +1,10 @@
 #pragma once
 // The per-element arithmetic operations, compiled for the host (CPU kernel) and the device
 // (CUDA kernel) from one source. C is the compute type (arith_types()): bool, an integer type,
-// float or double. Results are DALI's: C++ semantics in C, with the undefined cases defined -
-// integer results wrap, shift counts are taken modulo the width of the promoted type (as x86
-// does), integer division and remainder by zero give 0 here (the CPU kernel refuses them before
-// computing, as DALI does) and INT_MIN // -1 wraps.
+// float or double, or Int65 for comparisons of uint64 with signed integers. Results are DALI's: C++
+// semantics in C, with the undefined cases defined - integer results wrap, shift counts are taken
+// modulo the width of the promoted type (as x86 does), integer division and remainder by zero give
+// 0 here (the CPU kernel refuses them before computing, as DALI does) and INT_MIN // -1 wraps.
 
 #include <cmath>
 #include <cstdint>
@@ -28,6 +28,29 @@
 
 namespace sluice::kernels::arith {
 
+// A value in int64's or uint64's range, compared exactly: DALI compares uint64 with signed
+// integers by value, which neither 64-bit type can hold both sides of. Only compared.
+struct Int65 {
+  bool nonneg;    // negative values order first; each half orders as its 64 bits
+  uint64_t bits;  // the value modulo 2^64
+
+  Int65() = default;
+  template <typename T>
+  SLUICE_HOST_DEVICE explicit Int65(T v) : nonneg(true), bits(static_cast<uint64_t>(v)) {
+    if constexpr (std::is_signed_v<T>) nonneg = !(v < 0);
+  }
+  SLUICE_HOST_DEVICE friend bool operator==(Int65 a, Int65 b) {
+    return a.nonneg == b.nonneg && a.bits == b.bits;
+  }
+  SLUICE_HOST_DEVICE friend bool operator<(Int65 a, Int65 b) {
+    return a.nonneg != b.nonneg ? b.nonneg : a.bits < b.bits;
+  }
+  SLUICE_HOST_DEVICE friend bool operator!=(Int65 a, Int65 b) { return !(a == b); }
+  SLUICE_HOST_DEVICE friend bool operator>(Int65 a, Int65 b) { return b < a; }
+  SLUICE_HOST_DEVICE friend bool operator<=(Int65 a, Int65 b) { return !(b < a); }
+  SLUICE_HOST_DEVICE friend bool operator>=(Int65 a, Int65 b) { return !(a < b); }
+};
+
 template <typename C>
 inline constexpr bool kIsInt = std::is_integral_v<C> && !std::is_same_v<C, bool>;
 template <typename C>
@@ -36,7 +59,11 @@ inline constexpr bool kIsFloat = std::is_floating_point_v<C>;
 // Whether `op` is computed in C (the operator refuses the other combinations before).
 template <ArithOp op, typename C>
 constexpr bool supports() {
-  if constexpr (is_comparison(op) || op == ArithOp::kMul) {
+  if constexpr (std::is_same_v<C, Int65>) {
+    return is_comparison(op);
+  } else if constexpr (op == ArithOp::kClamp) {
+    return !std::is_same_v<C, bool>;
+  } else if constexpr (is_comparison(op) || op == ArithOp::kMul) {
     return true;
   } else if constexpr (is_bitwise(op)) {
     return std::is_integral_v<C>;

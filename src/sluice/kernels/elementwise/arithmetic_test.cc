@@ -19,27 +19,28 @@ namespace {
 
 constexpr DType kB = DType::kBool, kU8 = DType::kUInt8, kI8 = DType::kInt8, kU16 = DType::kUInt16,
                 kI16 = DType::kInt16, kU32 = DType::kUInt32, kI32 = DType::kInt32,
-                kI64 = DType::kInt64, kF16 = DType::kFloat16, kBF16 = DType::kBFloat16,
-                kF32 = DType::kFloat32, kF64 = DType::kFloat64;
+                kI64 = DType::kInt64, kU64 = DType::kUInt64, kF16 = DType::kFloat16,
+                kBF16 = DType::kBFloat16, kF32 = DType::kFloat32, kF64 = DType::kFloat64;
 
 TEST(ArithmeticTypes, PromotionIsDalisTable) {
-  // Rows and columns: bool, uint8, int8, uint16, int16, uint32, int32, int64, float32, float64,
-  // as NVIDIA DALI 2.4 gives them for `a & b` (integers) and `a + b` (floats).
-  const DType order[] = {kB, kU8, kI8, kU16, kI16, kU32, kI32, kI64, kF32, kF64};
-  const DType table[10][10] = {
-      {kB, kU8, kI8, kU16, kI16, kU32, kI32, kI64, kF32, kF64},
-      {kU8, kU8, kI16, kU16, kI16, kU32, kI32, kI64, kF32, kF64},
-      {kI8, kI16, kI8, kI32, kI16, kI64, kI32, kI64, kF32, kF64},
-      {kU16, kU16, kI32, kU16, kI32, kU32, kI32, kI64, kF32, kF64},
-      {kI16, kI16, kI16, kI32, kI16, kI64, kI32, kI64, kF32, kF64},
-      {kU32, kU32, kI64, kU32, kI64, kU32, kI64, kI64, kF32, kF64},
-      {kI32, kI32, kI32, kI32, kI32, kI64, kI32, kI64, kF32, kF64},
-      {kI64, kI64, kI64, kI64, kI64, kI64, kI64, kI64, kF32, kF64},
-      {kF32, kF32, kF32, kF32, kF32, kF32, kF32, kF32, kF32, kF64},
-      {kF64, kF64, kF64, kF64, kF64, kF64, kF64, kF64, kF64, kF64},
+  // Rows and columns: bool, uint8, int8, uint16, int16, uint32, int32, int64, uint64, float32,
+  // float64, as NVIDIA DALI 2.4 gives them for `a & b` (integers) and `a + b` (floats).
+  const DType order[] = {kB, kU8, kI8, kU16, kI16, kU32, kI32, kI64, kU64, kF32, kF64};
+  const DType table[11][11] = {
+      {kB, kU8, kI8, kU16, kI16, kU32, kI32, kI64, kU64, kF32, kF64},
+      {kU8, kU8, kI16, kU16, kI16, kU32, kI32, kI64, kU64, kF32, kF64},
+      {kI8, kI16, kI8, kI32, kI16, kI64, kI32, kI64, kI64, kF32, kF64},
+      {kU16, kU16, kI32, kU16, kI32, kU32, kI32, kI64, kU64, kF32, kF64},
+      {kI16, kI16, kI16, kI32, kI16, kI64, kI32, kI64, kI64, kF32, kF64},
+      {kU32, kU32, kI64, kU32, kI64, kU32, kI64, kI64, kU64, kF32, kF64},
+      {kI32, kI32, kI32, kI32, kI32, kI64, kI32, kI64, kI64, kF32, kF64},
+      {kI64, kI64, kI64, kI64, kI64, kI64, kI64, kI64, kI64, kF32, kF64},
+      {kU64, kU64, kI64, kU64, kI64, kU64, kI64, kI64, kU64, kF32, kF64},
+      {kF32, kF32, kF32, kF32, kF32, kF32, kF32, kF32, kF32, kF32, kF64},
+      {kF64, kF64, kF64, kF64, kF64, kF64, kF64, kF64, kF64, kF64, kF64},
   };
-  for (int i = 0; i < 10; ++i) {
-    for (int j = 0; j < 10; ++j) {
+  for (int i = 0; i < 11; ++i) {
+    for (int j = 0; j < 11; ++j) {
       EXPECT_EQ(promote_types(order[i], order[j]), table[i][j])
           << dtype_name(order[i]) << " with " << dtype_name(order[j]);
     }
@@ -74,6 +75,17 @@ TEST(ArithmeticTypes, ResultAndComputeTypes) {
   const ArithTypes mod = types(ArithOp::kMod, {kI32, kF32});
   EXPECT_EQ(mod.result, kF32);
   EXPECT_EQ(mod.compute, kF64);
+  EXPECT_EQ(types(ArithOp::kDiv, {kU64, kI32}).result, kI64);
+  EXPECT_EQ(types(ArithOp::kSqrt, {kU64}).result, kF32);
+  EXPECT_EQ(types(ArithOp::kMinus, {kU64}).result, kU64);
+  EXPECT_EQ(types(ArithOp::kClamp, {kU64, kU8, kB}).result, kU64);
+  // uint64 compared with a signed type: by value; with anything else in the promoted type.
+  EXPECT_TRUE(types(ArithOp::kEq, {kI8, kU64}).by_value);
+  EXPECT_TRUE(types(ArithOp::kGeq, {kU64, kI64}).by_value);
+  EXPECT_FALSE(types(ArithOp::kEq, {kU64, kU8}).by_value);
+  EXPECT_FALSE(types(ArithOp::kLt, {kU64, kF32}).by_value);
+  EXPECT_FALSE(types(ArithOp::kLt, {kU32, kI32}).by_value);
+  EXPECT_FALSE(types(ArithOp::kAdd, {kU64, kI8}).by_value);
 }
 
 TEST(ArithmeticTypes, RefusesWhatDaliRefuses) {
@@ -128,6 +140,28 @@ TEST(ArithmeticElements, CSemanticsWithDefinedEdges) {
   EXPECT_TRUE(std::isnan(binary<ArithOp::kMin>(1.0f, NAN)));
   EXPECT_EQ(clamp(5, 0, 3), 3);
   EXPECT_EQ(unary<ArithOp::kRsqrt>(4.0f), 0.5f);
+  constexpr uint64_t kMaxU = std::numeric_limits<uint64_t>::max();
+  EXPECT_EQ(unary<ArithOp::kMinus>(uint64_t{1}), kMaxU);
+  EXPECT_EQ(binary<ArithOp::kAdd>(kMaxU, uint64_t{2}), 1u);
+  EXPECT_EQ(binary<ArithOp::kDiv>(kMaxU, uint64_t{2}), kMaxU / 2);  // unsigned division
+  EXPECT_EQ(binary<ArithOp::kRShift>(kMaxU, uint64_t{65}), kMaxU / 2);
+  EXPECT_EQ(binary<ArithOp::kPow>(kMaxU, kMaxU), kMaxU);  // (-1) ** odd, wrapping
+  EXPECT_EQ(binary<ArithOp::kPow>(uint64_t{3}, uint64_t{41}), 18026252303461234787u);
+}
+
+TEST(ArithmeticElements, Int65ComparesInt64AndUint64ByValue) {
+  using arith::compare;
+  using arith::Int65;
+  constexpr uint64_t kMaxU = std::numeric_limits<uint64_t>::max();
+  constexpr int64_t kMinI = std::numeric_limits<int64_t>::min();
+  EXPECT_FALSE(compare<ArithOp::kEq>(Int65(kMaxU), Int65(int64_t{-1})));  // same bits
+  EXPECT_TRUE(compare<ArithOp::kLt>(Int65(int8_t{-1}), Int65(uint64_t{0})));
+  EXPECT_TRUE(compare<ArithOp::kGt>(Int65(uint64_t{1} << 63), Int65(int32_t{5})));
+  EXPECT_TRUE(compare<ArithOp::kLt>(Int65(kMinI), Int65(int64_t{-1})));
+  EXPECT_TRUE(compare<ArithOp::kLeq>(Int65(int64_t{7}), Int65(uint64_t{7})));
+  EXPECT_TRUE(compare<ArithOp::kEq>(Int65(int16_t{7}), Int65(uint64_t{7})));
+  EXPECT_TRUE(compare<ArithOp::kNeq>(Int65(kMinI), Int65(uint64_t{1} << 63)));
+  EXPECT_TRUE(compare<ArithOp::kGeq>(Int65(true), Int65(int8_t{1})));
 }
 
 // Reference: element by element, by multi-index, with the element operations in double for
@@ -251,6 +285,50 @@ TEST(ArithmeticCpu, ConstantsHalfRoundingAndDivisionByZero) {
   } catch (const InvalidArgument& e) {
     EXPECT_STREQ(e.what(), "Integer division by zero.");
   }
+}
+
+// op(a, b) of two 4-element operands through arithmetic_cpu; the result's raw values as uint64.
+template <typename A, typename B>
+std::vector<uint64_t> run4(ArithOp op, const std::vector<A>& a, const std::vector<B>& b) {
+  ArithParams p;
+  p.op = op;
+  p.arity = 2;
+  p.operand[0] = dtype_of<A>;
+  p.operand[1] = dtype_of<B>;
+  p.types = arith_types(op, {p.operand, 2});
+  const Shape s{4};
+  const Shape* shapes[] = {&s, &s};
+  const void* data[] = {a.data(), b.data()};
+  std::vector<uint64_t> out(4);
+  std::vector<uint8_t> raw(4 * dtype_size(p.types.result));
+  ArithSampleDesc desc;
+  describe_arith_sample(desc, raw.data(), s, data, shapes);
+  arithmetic_cpu(p, desc);
+  dtype_dispatch(p.types.result, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    if constexpr (std::is_integral_v<T>) {
+      for (int i = 0; i < 4; ++i)
+        out[i] = static_cast<uint64_t>(reinterpret_cast<T*>(raw.data())[i]);
+    }
+  });
+  return out;
+}
+
+TEST(ArithmeticCpu, Uint64WrapsAndComparesWithSignedByValue) {
+  constexpr uint64_t kMaxU = std::numeric_limits<uint64_t>::max(), kHalf = uint64_t{1} << 63;
+  const std::vector<uint64_t> u = {0, 1, kHalf, kMaxU};
+  const std::vector<int8_t> s = {-1, 0, 5, -1};
+  const std::vector<int64_t> l = {-1, 1, std::numeric_limits<int64_t>::min(), -1};
+  using V = std::vector<uint64_t>;
+  EXPECT_EQ(run4(ArithOp::kAdd, u, u), (V{0, 2, 0, kMaxU - 1}));
+  EXPECT_EQ(run4(ArithOp::kDiv, u, std::vector<uint64_t>{1, 1, 3, 2}),
+            (V{0, 1, kHalf / 3, kMaxU / 2}));
+  EXPECT_EQ(run4(ArithOp::kAdd, u, s), (V{kMaxU, 1, kHalf + 5, kMaxU - 1}));  // int64, wrapping
+  EXPECT_EQ(run4(ArithOp::kEq, u, s), (V{0, 0, 0, 0}));
+  EXPECT_EQ(run4(ArithOp::kLt, s, u), (V{1, 1, 1, 1}));
+  EXPECT_EQ(run4(ArithOp::kEq, l, u), (V{0, 1, 0, 0}));
+  EXPECT_EQ(run4(ArithOp::kGeq, u, l), (V{1, 1, 1, 1}));
+  EXPECT_EQ(run4(ArithOp::kLt, u, std::vector<uint64_t>{1, 1, kMaxU, kHalf}), (V{1, 0, 1, 0}));
 }
 
 }  // namespace

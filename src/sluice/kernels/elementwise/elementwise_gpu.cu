@@ -82,7 +82,7 @@ __device__ C apply_op(ArithOp op, C a, C b, C c, bool& flag) {
 #undef SLUICE_ARITH_BINARY
 #undef SLUICE_ARITH_COMPARE
     case ArithOp::kClamp:
-      if constexpr (!std::is_same_v<C, bool>) return clamp(a, b, c);
+      if constexpr (supports<ArithOp::kClamp, C>()) return clamp(a, b, c);
       break;
   }
   return C{};
@@ -118,7 +118,7 @@ __global__ void arith_kernel(ArithParams p, const ArithSampleDesc* samples) {
     const C r = apply_op<C>(p.op, v[0], v[1], v[2], flag);
     if (cmp) {
       static_cast<bool*>(s.out)[i] = flag;
-    } else {
+    } else if constexpr (!std::is_same_v<C, arith::Int65>) {  // Int65 only compares
       store_result<C>(s.out, p.types.result, i, r);
     }
   }
@@ -145,6 +145,7 @@ void cast_gpu(const ElementwiseSample* samples, int num_samples, int64_t max_n, 
 void arithmetic_gpu(const ArithParams& p, const ArithSampleDesc* samples, int num_samples,
                     int64_t max_n, void* stream) {
   if (num_samples == 0 || max_n == 0) return;
+  if (p.types.by_value) return launch<arith::Int65>(p, samples, num_samples, max_n, stream);
   switch (p.types.compute) {
     case DType::kBool:
       return launch<bool>(p, samples, num_samples, max_n, stream);
@@ -162,6 +163,8 @@ void arithmetic_gpu(const ArithParams& p, const ArithSampleDesc* samples, int nu
       return launch<int32_t>(p, samples, num_samples, max_n, stream);
     case DType::kInt64:
       return launch<int64_t>(p, samples, num_samples, max_n, stream);
+    case DType::kUInt64:
+      return launch<uint64_t>(p, samples, num_samples, max_n, stream);
     case DType::kFloat32:
       return launch<float>(p, samples, num_samples, max_n, stream);
     case DType::kFloat64:
