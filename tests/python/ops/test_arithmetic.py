@@ -353,8 +353,9 @@ def test_gpu_equals_cpu_bit_for_bit():
         u = fn.random.uniform(range=[-50, 300], shape=[6, 7], device=device, seed=3)
         f = fn.random.coin_flip(device=device, shape=[6, 7], seed=4)
         i = fn.cast(u, dtype=types.INT32, device=device)
+        w = fn.cast(u, dtype=types.UINT64, device=device)
         return (u * f + 0.5, u // 7, u > 100, i // 7, i % 5, i & 12, i ** 2, -i, abs(u),
                 u + np.arange(7, dtype=np.float32), fn.cast(u, dtype=types.UINT8) + i,
-                fn.cast(u, dtype=types.FLOAT16) * 3)
+                fn.cast(u, dtype=types.FLOAT16) * 3, -w * w, w // 7, w <= -i, w == i, w / 3)
 
     gpu_equals_cpu_bit_for_bit(graph)
