@@ -203,7 +203,7 @@ def test_gpu_equals_cpu():
                 r.max(x, axes=2), m, r.mean(x, dtype=types.UINT8), r.mean_square(x, axes=0),
                 r.rms(x, axis_names="C"), r.std_dev(x, m, axis_names="HW", keep_dims=True),
                 r.variance(x, m, axis_names="HW", ddof=1, keep_dims=True),
-                r.variance(x, m, axes=[]), r.sum(x, axes=[]))
+                r.variance(x, r.mean(x, axes=[]), axes=[]), r.sum(x, axes=[]))
 
     outs = {}
     for device in ("cpu", "gpu"):
