@@ -1,0 +1,20 @@
+// stack on the GPU: a 2D copy per sample and input.
+
+#include "sluice/ops/generic/join.h"
+
+namespace sluice {
+namespace {
+
+class StackGpu : public Operator {
+ public:
+  using Operator::Operator;
+  void run(Workspace& ws) override {
+    TensorList& out = ws.output(0);
+    kernels::join_gpu(plan_join(spec_, ws, out, true), ws.stream());
+  }
+};
+
+SLUICE_REGISTER_OPERATOR("stack", OpDevice::kGPU, StackGpu);
+
+}  // namespace
+}  // namespace sluice
