@@ -145,6 +145,19 @@ def test_a_dead_worker_is_an_error_within_two_seconds_never_a_hang(how):
     assert time.monotonic() - start < 2.0 and not any(p.is_alive() for p in procs)
 
 
+def test_a_peer_dying_with_messages_unread_closes_the_channel():
+    # A Unix socket whose peer closes with data still unread resets the stream (ECONNRESET)
+    # instead of ending it; a worker killed with a task in its buffer does exactly that.
+    from sluice._parallel.channel import Channel, ChannelClosed
+
+    ours, theirs = Channel.pair()
+    ours.send("task never read")
+    theirs.close()
+    with pytest.raises(ChannelClosed):
+        ours.recv()
+    ours.close()
+
+
 def shm_state():
     """This process's descriptors and shared-memory mappings. (/dev/shm is not counted: every
     process on the machine writes there, and Sluice's chunks are anonymous memory files.)"""

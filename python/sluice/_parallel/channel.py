@@ -44,6 +44,14 @@ class Channel:
 
     def recv(self):
         """(message, descriptors); ChannelClosed at the end of the stream."""
+        try:
+            return self._recv()
+        except ConnectionResetError as e:
+            # A peer that dies with our messages unread in its buffer resets the stream rather
+            # than ending it: the same event for us.
+            raise ChannelClosed(str(e)) from None
+
+    def _recv(self):
         header, fds = self._recv_header()
         length, nfds = _HEADER.unpack(header)
         body = bytearray(length)
