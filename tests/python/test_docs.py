@@ -28,15 +28,43 @@ def test_operators_md_is_up_to_date():
         f"docs/OPERATORS.md is stale: regenerate it with `{operators.COMMAND}`")
 
 
+def schema(name, doc, internal=False, aliases=(), args=(), inputs=()):
+    return {"name": name, "devices": ["cpu", "gpu"] if name == "a" else ["cpu"],
+            "internal": internal, "aliases": list(aliases), "doc": doc, "args": list(args),
+            "inputs": list(inputs), "min_inputs": len(inputs), "max_inputs": len(inputs)}
+
+
+def arg(name, type_, default=None, required=False, per_sample=False, doc="", **extra):
+    return dict(name=name, type=type_, default=default, required=required,
+                per_sample=per_sample, doc=doc, **extra)
+
+
 def test_the_table_lists_every_public_operator_once_with_its_first_sentence():
-    schemas = [{"name": "b.op", "devices": ["cpu"], "internal": False, "aliases": ["BOp"],
-                "doc": "Does b (see a.b). Then more."},
-               {"name": "_hidden", "devices": ["cpu"], "internal": True, "aliases": [], "doc": "x"},
-               {"name": "a", "devices": ["cpu", "gpu"], "internal": False, "aliases": [],
-                "doc": "Splits [x[0], x[1]) | y. More."}]
-    rows = [line for line in operators.markdown(schemas).splitlines() if line.startswith("| `")]
-    assert rows == ["| `a` | cpu, gpu | Splits [x[0], x[1]) \\| y. |  |",
-                    "| `b.op` | cpu | Does b (see a.b). | `BOp` |"]
+    schemas = [schema("b.op", "Does b (see a.b). Then more.", aliases=["BOp"]),
+               schema("_hidden", "x", internal=True),
+               schema("a", "Splits [x[0], x[1]) | y. More.")]
+    rows = [line for line in operators.markdown(schemas).splitlines() if line.startswith("| [`")]
+    assert rows == ["| [`a`](#a) | cpu, gpu | Splits [x[0], x[1]) \\| y. |  |",
+                    "| [`b.op`](#bop) | cpu | Does b (see a.b). | `BOp` |"]
+
+
+def test_each_operator_has_a_section_with_its_inputs_and_arguments_common_ones_once():
+    args = [arg("seed", "int", -1), arg("preserve", "bool", False),
+            arg("bytes_per_sample_hint", "int or list of int", [0]),
+            arg("mode", "enum", "INTERP_LINEAR", choices=["INTERP_NN", "INTERP_LINEAR"],
+                doc="How."),
+            arg("angle", "float", required=True, per_sample=True, doc="Degrees | turns."),
+            arg("fill", "float", None, doc="Fill.")]
+    text = operators.markdown([schema("rot", "Rotates. In detail.", args=args,
+                                      inputs=[{"name": "input", "doc": "HWC images."}])])
+    section = text[text.index("### rot"):].splitlines()
+    assert section[:8] == ["### rot", "", "Devices: cpu.", "", "Rotates. In detail.", "",
+                           "Inputs (1):", "- `input`: HWC images."]
+    rows = [line for line in section if line.startswith("| `")]
+    assert rows == [
+        "| `angle` | float | required | yes | Degrees \\| turns. |",
+        "| `fill` | float | — |  | Fill. |",
+        "| `mode` | one of `INTERP_NN`, `INTERP_LINEAR` | `INTERP_LINEAR` |  | How. |"]
 
 
 def test_every_results_anchor_pointed_to_exists():

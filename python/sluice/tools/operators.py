@@ -21,12 +21,68 @@ def first_sentence(doc):
     return doc
 
 
+COMMON = ("seed", "preserve", "bytes_per_sample_hint")  # every operator takes these
+
+
+def anchor(name):
+    """GitHub's anchor for a heading `name` (dots and underscores as it keeps or drops them)."""
+    return name.replace(".", "").lower()
+
+
+def cell(text):
+    return str(text).replace("|", "\\|").replace("\n", " ")
+
+
+def default_text(arg):
+    if arg["required"]:
+        return "required"
+    d = arg["default"]
+    if d is None:
+        return "—"
+    if isinstance(d, bool):
+        return "True" if d else "False"
+    if isinstance(d, str):
+        return f"`{d}`" if d else "`\"\"`"
+    return f"`{d}`"
+
+
+def type_text(arg):
+    if arg["type"] == "enum" and arg.get("choices"):
+        return "one of " + ", ".join(f"`{c}`" for c in arg["choices"])
+    return arg["type"]
+
+
+def operator_section(s):
+    """One operator's heading, devices, doc, inputs and argument table."""
+    lines = [f"### {s['name']}", "", f"Devices: {', '.join(s['devices'])}."]
+    if s["aliases"]:
+        lines[-1] += " Also called " + ", ".join(f"`{a}`" for a in s["aliases"]) + "."
+    lines += ["", s["doc"], ""]
+    if s["inputs"]:
+        lo, hi = s["min_inputs"], s["max_inputs"]
+        count = f"{lo}" if lo == hi else f"{lo} to {hi}" if hi >= 0 else f"{lo} or more"
+        lines.append(f"Inputs ({count}):")
+        lines += [f"- `{i['name']}`: {i['doc']}" for i in s["inputs"]]
+        lines.append("")
+    args = [a for a in s["args"] if a["name"] not in COMMON]
+    if args:
+        lines += ["| Argument | Type | Default | Per-sample input | Description |",
+                  "| --- | --- | --- | --- | --- |"]
+        for a in sorted(args, key=lambda a: (not a["required"], a["name"])):
+            lines.append(f"| `{a['name']}` | {cell(type_text(a))} | {cell(default_text(a))} | "
+                         f"{'yes' if a['per_sample'] else ''} | {cell(a['doc'])} |")
+        lines.append("")
+    return lines
+
+
 def markdown(schemas=None):
-    """The table of the public operators (name, devices, one-line doc, DALI's other names)."""
+    """The table of the public operators (name, devices, one-line doc, DALI's other names), then
+    each operator's inputs and arguments with their defaults."""
     if schemas is None:
         from sluice import _sluice
 
         schemas = _sluice.schemas()
+    public = sorted((s for s in schemas if not s["internal"]), key=lambda s: s["name"])
     lines = [
         "# Supported operators",
         "",
@@ -40,16 +96,23 @@ def markdown(schemas=None):
         "operator:",
         "[ADDING_AN_OPERATOR.md](ADDING_AN_OPERATOR.md).",
         "",
+        "Every operator also takes `seed` (int, default -1: derived from the pipeline's seed),",
+        "`preserve` (bool, default False: keep it when its outputs are unused) and",
+        "`bytes_per_sample_hint` (int or list of int, default 0). An argument marked *per-sample",
+        "input* also takes a `DataNode` with one value per sample.",
+        "",
         "| Operator | Devices | Description | Also called (DALI) |",
         "| --- | --- | --- | --- |",
     ]
-    for s in sorted(schemas, key=lambda s: s["name"]):
-        if s["internal"]:
-            continue
-        doc = first_sentence(s["doc"]).replace("|", "\\|")
+    for s in public:
+        doc = cell(first_sentence(s["doc"]))
         also = ", ".join(f"`{a}`" for a in s["aliases"])
-        lines.append(f"| `{s['name']}` | {', '.join(s['devices'])} | {doc} | {also} |")
-    return "\n".join(lines) + "\n"
+        lines.append(f"| [`{s['name']}`](#{anchor(s['name'])}) | {', '.join(s['devices'])} | "
+                     f"{doc} | {also} |")
+    lines += ["", "## Operators", ""]
+    for s in public:
+        lines += operator_section(s)
+    return "\n".join(lines).rstrip("\n") + "\n"
 
 
 def main():
