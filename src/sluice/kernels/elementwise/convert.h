@@ -2,8 +2,9 @@
 // Element loads and stores with run-time types, shared by the CPU references and CUDA kernels
 // of cast and arithmetic so both produce identical bits.
 //
-// Conversions follow DALI's ConvertSat: floats to integers round to nearest (ties to even) and
-// saturate, NaN becomes 0; integers to narrower integers saturate; anything to bool is != 0.
+// Conversions follow DALI's ConvertSat: floats to integers round to nearest (ties away from zero,
+// as DALI's CPU operators) and saturate, NaN becomes 0; integers to narrower integers saturate; to
+// bool, the rounded value is != 0.
 // Integer arithmetic results wrap instead (store_wrap), as in C and numpy.
 
 #include <cmath>
@@ -155,7 +156,7 @@ SLUICE_HOST_DEVICE inline void store_wrap(void* p, DType t, int64_t i, int64_t v
 }
 
 // Stores a real value: floats round to the target precision (via float for 16-bit types);
-// integers round half to even and saturate; NaN -> 0.
+// integers round half away from zero and saturate; NaN -> 0.
 SLUICE_HOST_DEVICE inline void store_sat(void* p, DType t, int64_t i, double v) {
   switch (t) {
     case DType::kFloat16:
@@ -170,11 +171,11 @@ SLUICE_HOST_DEVICE inline void store_sat(void* p, DType t, int64_t i, double v) 
     case DType::kFloat64:
       static_cast<double*>(p)[i] = v;
       return;
-    case DType::kBool:
-      static_cast<bool*>(p)[i] = v != 0;
+    case DType::kBool:  // the rounded value, as DALI's CPU operators: 0.4 is false
+      static_cast<bool*>(p)[i] = round(v) != 0;
       return;
     case DType::kUInt64: {
-      double r = rint(v);
+      double r = round(v);
       static_cast<uint64_t*>(p)[i] = !(r > 0)                      ? 0
                                      : r >= 18446744073709551616.0 ? UINT64_MAX
                                                                    : static_cast<uint64_t>(r);
@@ -189,7 +190,7 @@ SLUICE_HOST_DEVICE inline void store_sat(void* p, DType t, int64_t i, double v) 
   }
   int64_t lo, hi;
   int_range(t, lo, hi);
-  double r = rint(v);
+  double r = round(v);
   int64_t x;
   if (r <= static_cast<double>(lo)) {
     x = lo;

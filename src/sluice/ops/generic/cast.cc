@@ -10,7 +10,8 @@ namespace {
 
 SLUICE_REGISTER_SCHEMA(OpSchema("cast")
                            .doc("Casts the data to `dtype`. Floating-point values converted to "
-                                "integers are rounded to nearest (ties to even) and saturated.")
+                                "integers are rounded to nearest (ties away from zero) and "
+                                "saturated.")
                            .num_inputs(1, 1)
                            .input_doc("input", "Data to convert.")
                            .devices({OpDevice::kCPU, OpDevice::kGPU})
