@@ -21,6 +21,12 @@ def test_a_misspelled_argument_gets_the_closest_name():
         fn.resize(fn.random.uniform(), bogus=3)
 
 
+def test_an_integer_argument_out_of_range_is_refused_not_wrapped():
+    for big in (2**63, 2**64 - 1, 2**70):
+        with pytest.raises(sluice.InvalidArgumentError, match="argument 'num_classes' expects"):
+            fn.one_hot(fn.random.uniform(), num_classes=big)
+
+
 def test_a_missing_operator_is_not_in_sluice_yet_and_points_to_the_list():
     with pytest.raises(AttributeError, match=r"fn.optical_flow is not in Sluice yet\. .*"
                        r"docs/OPERATORS.md"):

@@ -250,8 +250,11 @@ ArgValue OpSchema::coerce_arg(std::string_view name, const nlohmann::json& v) co
                                        why.empty() ? "" : " (" + why + ")"));
   };
   auto as_int = [&](const nlohmann::json& x) -> int64_t {
+    if (x.is_number_unsigned()) {  // also is_number_integer(): test it first
+      if (x.get<uint64_t>() > static_cast<uint64_t>(INT64_MAX)) throw fail("over 2^63 - 1");
+      return static_cast<int64_t>(x.get<uint64_t>());
+    }
     if (x.is_number_integer()) return x.get<int64_t>();
-    if (x.is_number_unsigned()) return static_cast<int64_t>(x.get<uint64_t>());
     if (x.is_number_float()) {
       double d = x.get<double>();
       if (std::floor(d) == d && std::abs(d) < 9e18) return static_cast<int64_t>(d);
