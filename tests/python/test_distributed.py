@@ -1,9 +1,11 @@
-"""Sharding in a torchrun-style job: two ranks read every sample exactly once per epoch.
+"""Sharding in a torchrun-style job: two ranks read every sample exactly once per epoch, and the
+ranks of a host divide its cores between their pipelines.
 
 The ranks are started the way torchrun starts them (RANK, WORLD_SIZE, LOCAL_RANK, MASTER_ADDR,
 MASTER_PORT in the environment); Debian's torch 1.13 launcher itself fails on Python 3.11.
 """
 
+import json
 import os
 import pathlib
 import subprocess
@@ -31,3 +33,55 @@ def test_torchrun_ranks_cover_every_sample_once(tmp_path):
     outs = [p.communicate(timeout=120)[0] for p in procs]
     assert [p.returncode for p in procs] == [0, 0], outs
     assert outs[0].count("OK") == 3, outs[0]
+
+
+CHILD = """
+import json, os, pathlib, sys
+import numpy as np
+from sluice import fn, pipeline_def
+if sys.argv[1] == "bound":  # a launcher that binds each rank itself
+    os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})
+
+@pipeline_def(batch_size=2, num_threads=8, device_id=None)
+def pipe():
+    return fn.external_source(lambda: [np.zeros(3, np.uint8)] * 2)
+
+p = pipe()
+p.build()
+p.run()
+workers = {}
+for task in pathlib.Path("/proc/self/task").iterdir():
+    name = (task / "comm").read_text().strip()
+    if name.startswith("sluice-w"):
+        allowed = [l for l in (task / "status").read_text().splitlines() if l.startswith("Cpus_allowed_list")]
+        workers[name] = allowed[0].split(":")[1].strip()
+print(json.dumps(workers))
+"""
+
+
+@pytest.mark.parametrize("rank", [0, 1])
+def test_torchrun_ranks_divide_the_cores_and_pin_their_workers(rank):
+    cpus = sorted(os.sched_getaffinity(0))
+    if len(cpus) < os.sysconf("SC_NPROCESSORS_ONLN"):
+        pytest.skip("this process is bound to some CPUs already: Sluice leaves the binding alone")
+    env = dict(os.environ, LOCAL_RANK=str(rank), LOCAL_WORLD_SIZE="2")
+    out = subprocess.run([sys.executable, "-c", CHILD, "free"], env=env, capture_output=True,
+                         text=True, timeout=60)
+    assert out.returncode == 0, out.stderr
+    workers = json.loads(out.stdout)
+    share = cpus[len(cpus) * rank // 2:len(cpus) * (rank + 1) // 2] or [cpus[rank % len(cpus)]]
+    assert sorted(workers) == [f"sluice-w{k}" for k in range(min(8, len(share)))]
+    assert sorted(workers.values()) == sorted(str(c) for c in share[:len(workers)])
+
+
+def test_a_rank_bound_by_its_launcher_or_opted_out_keeps_its_threads_unpinned():
+    if len(os.sched_getaffinity(0)) < 2:
+        pytest.skip("needs two CPUs to tell a bound process from a free one")
+    env = dict(os.environ, LOCAL_RANK="1", LOCAL_WORLD_SIZE="2")
+    for how, extra in (("bound", {}), ("free", {"SLUICE_SHARE_CORES_BY_RANK": "0"})):
+        out = subprocess.run([sys.executable, "-c", CHILD, how], env=dict(env, **extra),
+                             capture_output=True, text=True, timeout=60)
+        assert out.returncode == 0, out.stderr
+        workers = json.loads(out.stdout)
+        assert len(workers) == 8, (how, workers)
+        assert len(set(workers.values())) == 1, (how, workers)  # the process's own mask

@@ -1,5 +1,7 @@
 #include "sluice/exec/executor.h"
 
+#include <algorithm>
+
 #include "sluice/core/error.h"
 #include "sluice/exec/executor_cpu_stage.h"
 #include "sluice/exec/executor_device_stage.h"
@@ -26,8 +28,14 @@ Executor::Executor(CompiledGraph graph, ExecutorParams params)
     mixed_stream_ = cuda::PooledStream(params_.device_id, params_.stream_priority);
   }
 
-  std::vector<int> affinity;
-  if (params_.set_affinity) {
+  // Under torchrun the ranks of a host divide its cores: this pipeline's workers get its rank's
+  // share, one per core, unless SLUICE_AFFINITY_MASK names the cores.
+  std::vector<int> affinity =
+      ThreadPool::affinity_from_env().empty() ? ThreadPool::rank_share_from_env() : std::vector<int>{};
+  if (!affinity.empty()) {
+    params_.num_threads = std::min(params_.num_threads, static_cast<int>(affinity.size()));
+    affinity.resize(params_.num_threads);
+  } else if (params_.set_affinity) {
     affinity = ThreadPool::default_affinity(params_.num_threads, params_.device_id);
   }
   pool_ = std::make_unique<ThreadPool>(params_.num_threads, std::move(affinity),

@@ -2,6 +2,7 @@
 
 #include <pthread.h>
 #include <sched.h>
+#include <unistd.h>
 
 #include <cstdlib>
 #include <set>
@@ -153,6 +154,50 @@ std::vector<int> ThreadPool::affinity_from_env() {
   return cpus;
 }
 
+std::vector<int> ThreadPool::process_cpus() {
+  std::vector<int> cpus;
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  if (sched_getaffinity(0, sizeof(set), &set) == 0) {
+    for (int c = 0; c < CPU_SETSIZE; ++c) {
+      if (CPU_ISSET(c, &set)) cpus.push_back(c);
+    }
+  }
+  return cpus;
+}
+
+std::vector<int> ThreadPool::share_of(const std::vector<int>& cpus, int rank, int size) {
+  if (size < 1 || rank < 0 || rank >= size) return {};
+  const size_t n = cpus.size();
+  const size_t lo = n * rank / size, hi = n * (rank + 1) / size;
+  if (lo == hi) return {cpus.empty() ? 0 : cpus[rank % n]};  // more ranks than cores
+  return std::vector<int>(cpus.begin() + lo, cpus.begin() + hi);
+}
+
+namespace {
+
+// A non-negative integer environment variable, or -1.
+int env_int(const char* name) {
+  const char* v = std::getenv(name);
+  if (!v || !*v) return -1;
+  char* end = nullptr;
+  long x = std::strtol(v, &end, 10);
+  return *end == '\0' && x >= 0 && x < (1 << 20) ? static_cast<int>(x) : -1;
+}
+
+}  // namespace
+
+std::vector<int> ThreadPool::rank_share_from_env() {
+  const char* off = std::getenv("SLUICE_SHARE_CORES_BY_RANK");
+  if (off && std::string(off) == "0") return {};
+  const int rank = env_int("LOCAL_RANK"), size = env_int("LOCAL_WORLD_SIZE");
+  if (size < 2 || rank < 0 || rank >= size) return {};
+  std::vector<int> cpus = process_cpus();
+  // A launcher that bound each rank (torchrun --cpu-bind, numactl, Slurm) divided them already.
+  if (cpus.empty() || static_cast<long>(cpus.size()) < sysconf(_SC_NPROCESSORS_ONLN)) return {};
+  return share_of(cpus, rank, size);
+}
+
 std::vector<int> ThreadPool::default_affinity(int num_threads, int device) {
   std::vector<int> cpus = affinity_from_env();
   if (static_cast<int>(cpus.size()) >= num_threads) {
@@ -160,15 +205,7 @@ std::vector<int> ThreadPool::default_affinity(int num_threads, int device) {
     return cpus;
   }
   std::vector<int> pool = device >= 0 ? cuda::device_local_cpus(device) : std::vector<int>{};
-  if (pool.empty()) {
-    cpu_set_t set;
-    CPU_ZERO(&set);
-    if (sched_getaffinity(0, sizeof(set), &set) == 0) {
-      for (int c = 0; c < CPU_SETSIZE; ++c) {
-        if (CPU_ISSET(c, &set)) pool.push_back(c);
-      }
-    }
-  }
+  if (pool.empty()) pool = process_cpus();
   if (pool.empty()) return cpus;
   std::set<int> used(cpus.begin(), cpus.end());
   std::vector<int> free;

@@ -69,6 +69,15 @@ class ThreadPool {
   // CPU ids for `num_threads` workers: SLUICE_AFFINITY_MASK first (as DALI_AFFINITY_MASK), then
   // CPUs close to `device` (or, without one, the CPUs this process may run on).
   static std::vector<int> default_affinity(int num_threads, int device);
+  // The CPUs this process may run on (sched_getaffinity), in order.
+  static std::vector<int> process_cpus();
+  // Share `rank` of `size` of `cpus`: contiguous runs whose sizes differ by at most one.
+  static std::vector<int> share_of(const std::vector<int>& cpus, int rank, int size);
+  // Under torchrun (LOCAL_RANK of LOCAL_WORLD_SIZE > 1 processes on this host), this rank's
+  // share of process_cpus(), so that the ranks divide the host's cores instead of each taking
+  // all of them. Empty when not under such a launcher, with SLUICE_SHARE_CORES_BY_RANK=0, or when
+  // the launcher already bound the process to fewer CPUs than the host has online.
+  static std::vector<int> rank_share_from_env();
   // Names the calling thread (at most 15 characters) for top -H, py-spy and debuggers.
   static void name_this_thread(const std::string& name);
 

@@ -58,5 +58,15 @@ TEST(ThreadPool, ConcurrentCallersShareThePool) {
   EXPECT_EQ(n.load(), 1000);
 }
 
+TEST(ThreadPool, RanksShareTheCoresInContiguousRunsDifferingByAtMostOne) {
+  const std::vector<int> cpus = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9};
+  EXPECT_EQ(ThreadPool::share_of(cpus, 0, 3), (std::vector<int>{0, 1, 2}));
+  EXPECT_EQ(ThreadPool::share_of(cpus, 1, 3), (std::vector<int>{3, 4, 5}));
+  EXPECT_EQ(ThreadPool::share_of(cpus, 2, 3), (std::vector<int>{6, 7, 8, 9}));
+  EXPECT_EQ(ThreadPool::share_of({4, 5, 12, 13}, 1, 2), (std::vector<int>{12, 13}));
+  EXPECT_EQ(ThreadPool::share_of({0, 1}, 3, 4), (std::vector<int>{1}));  // more ranks than cores
+  EXPECT_TRUE(ThreadPool::share_of(cpus, 2, 2).empty());
+}
+
 }  // namespace
 }  // namespace sluice
