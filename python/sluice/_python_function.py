@@ -100,13 +100,14 @@ class _Function:
             if x.dtype.kind not in _NUMPY_KINDS:
                 raise TypeError(f"python_function returned an array of {x.dtype}, which a "
                                 "tensor cannot hold (bool, integer and float types only)")
-            return x if x.flags.c_contiguous else np.ascontiguousarray(x).reshape(x.shape)  # 0-d too
+            # ascontiguousarray alone would make 0-d arrays 1-d
+            return x if x.flags.c_contiguous else np.ascontiguousarray(x).reshape(x.shape)
         if not hasattr(x, "__dlpack__"):
             raise TypeError(f"python_function on the GPU must return arrays with __dlpack__ "
                             f"(CuPy, torch, ...), got {type(x).__name__}")
         cupy = _cupy()
-        if cupy is not None and isinstance(x, cupy.ndarray):
-            x = cupy.ascontiguousarray(x)
+        if cupy is not None and isinstance(x, cupy.ndarray) and not x.flags.c_contiguous:
+            x = cupy.ascontiguousarray(x).reshape(x.shape)
         elif hasattr(x, "contiguous"):  # torch
             x = x.detach().contiguous()
         # The handshake orders the producer's work before the engine's copy on its stream.
@@ -257,8 +258,7 @@ def _make(type_name, function, inputs, num_outputs, device, batch_processing, kw
                          batch_processing=bool(batch_processing), device=device))
     op.py_function = entry  # the operator keeps its function alive (see _FUNCTIONS)
     op.preserve = True  # called even when no output is used, as in DALI
-    if entry.device != op.device:
-        entry.device = op.device
+    entry.device = op.device  # as the graph placed it
     return op.outputs[0] if num_outputs == 1 else list(op.outputs)
 
 

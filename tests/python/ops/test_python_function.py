@@ -354,7 +354,7 @@ def test_torch_python_function_on_cpu():
     rng = np.random.default_rng(5)
     xs, ys = _batch(rng), _batch(rng)
 
-    @pipeline_def(batch_size=3, num_threads=2, device_id=None)
+    @pipeline_def(batch_size=3, num_threads=2, device_id=None, prefetch_queue_depth=1)
     def p():
         x = fn.external_source(lambda: xs)
         y = fn.external_source(lambda: ys)
