@@ -54,13 +54,17 @@ nb::object take_raised() {
   static nb::handle function_error =
       nb::object(nb::module_::import_("sluice._python_function").attr("_FunctionError"))
           .release();  // leaked, as the other cached Python objects
-  std::string msg;
+  std::string msg = "an exception that cannot be printed";
   nb::object cause = exc;
-  if (nb::isinstance(exc, function_error)) {
-    msg = nb::cast<std::string>(nb::str(exc));
-    cause = exc.attr("__cause__");
-  } else {
-    msg = make_string(nb::inst_name(exc).c_str(), ": ", nb::cast<std::string>(nb::str(exc)));
+  try {
+    if (nb::isinstance(exc, function_error)) {
+      msg = nb::cast<std::string>(nb::str(exc));
+      cause = exc.attr("__cause__");
+    } else {
+      msg = make_string(nb::inst_name(exc).c_str(), ": ", nb::cast<std::string>(nb::str(exc)));
+    }
+  } catch (const nb::python_error&) {
+    // A failing __str__: a python_error must not leave the GIL's scope (its release needs it).
   }
   throw HostFunctionError(msg, cause.is_none() ? nullptr : hold_python_object(cause));
 }

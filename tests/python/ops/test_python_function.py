@@ -225,6 +225,20 @@ def test_an_exception_names_function_operator_and_sample(exec_async, exec_pipeli
     assert info.value.__cause__.__traceback__ is not None
 
 
+class Unprintable(Exception):
+    def __str__(self):
+        raise RuntimeError("no words")
+
+
+def test_an_exception_that_cannot_be_printed_is_still_an_error():
+    def mute(a):
+        raise Unprintable()
+
+    with pytest.raises(SluiceError, match="no words") as info:
+        _pipe(mute).run()
+    assert isinstance(info.value.__cause__.__context__, Unprintable)
+
+
 def test_the_pipeline_runs_again_after_reset():
     def flaky(a):
         flaky.calls += 1
