@@ -18,12 +18,18 @@ from sluice.errors import (  # noqa: F401
 )
 from sluice.external_source import BatchInfo, ExternalSource, SampleInfo, external_source
 from sluice.pipeline import OperatorConcurrency, Pipeline, StreamPolicy, pipeline_def  # noqa: F401
+from sluice import _python_function
 
 __version__ = "0.1.0"
 
 _ops_module.populate(fn, ops)
 fn.external_source = external_source
 ops.ExternalSource = ExternalSource
+for _name, _cls in (("python_function", "PythonFunction"),
+                    ("dl_tensor_python_function", "DLTensorPythonFunction"),
+                    ("torch_python_function", "TorchPythonFunction")):
+    setattr(fn, _name, getattr(_python_function, _name))
+    setattr(ops, _cls, getattr(_python_function, _cls))
 types.BatchInfo = BatchInfo
 types.SampleInfo = SampleInfo
 

@@ -162,6 +162,15 @@ class PyPipeline {
     }
   }
 
+  // Without the GIL: a stage thread running a Python function may be waiting for it.
+  ~PyPipeline() {
+    if (!pipe_) return;
+    nb::gil_scoped_release nogil;
+    pipe_.reset();
+  }
+  PyPipeline(const PyPipeline&) = delete;
+  PyPipeline& operator=(const PyPipeline&) = delete;
+
   Executor& ex() {
     SLUICE_CHECK(pipe_, Error, "this pipeline has been closed");
     return pipe_->executor();
@@ -266,6 +275,10 @@ class PyPipeline {
 };
 
 }  // namespace
+
+std::shared_ptr<const void> hold_python_object(nb::handle obj) {
+  return BorrowedFeeds::hold(obj);
+}
 
 void register_pipeline(nb::module_& m) {
   nb::class_<PyPipeline>(m, "PipelineBackend", "A built pipeline (see sluice.Pipeline).")

@@ -19,6 +19,11 @@ void register_tensors(nb::module_& m);
 void register_tensor_lists(nb::module_& m);
 void register_pipeline(nb::module_& m);
 void register_backend(nb::module_& m);
+void register_python_function(nb::module_& m);
+
+// Keeps a Python object alive; the last release may happen on any thread, without the GIL (Note
+// [Borrowed feeds] in bind_pipeline.cc).
+std::shared_ptr<const void> hold_python_object(nb::handle obj);
 
 // A batch (or one sample of it) handed to Python. Keeps the iteration's outputs alive, so the
 // ready event of GPU data stays valid; the storage itself is shared with the TensorList.

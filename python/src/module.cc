@@ -6,4 +6,5 @@ NB_MODULE(_sluice, m) {
   sluice::python::register_tensors(m);
   sluice::python::register_pipeline(m);
   sluice::python::register_backend(m);
+  sluice::python::register_python_function(m);
 }

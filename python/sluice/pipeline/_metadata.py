@@ -81,6 +81,11 @@ class PipelineMetadata:
         if self._document is None:
             self._define(define_graph)
             self._document = document_for(self, self._collect())
+        python_ops = [op["name"] for op in json.loads(self._document)["ops"]
+                      if "function_id" in op["args"]]
+        if python_ops:  # the document cannot carry a function (DALI refuses it too)
+            raise RuntimeError(f"Could not serialize the operator `{python_ops[0]}`: Python "
+                               "function operators cannot be serialized.")
         if filename is not None:
             with open(filename, "w") as f:
                 f.write(self._document)

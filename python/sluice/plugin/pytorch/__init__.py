@@ -17,7 +17,7 @@ from sluice.sharding import shard_info
 
 __all__ = ["DALIGenericIterator", "DALIClassificationIterator", "DALIRaggedIterator",
            "LastBatchPolicy", "GenericIterator", "ClassificationIterator", "ProcessIterator",
-           "feed_ndarray", "to_torch_type", "shard_info"]
+           "feed_ndarray", "to_torch_type", "shard_info", "TorchPythonFunction", "fn"]
 
 
 def __getattr__(name):
@@ -357,3 +357,5 @@ ClassificationIterator = DALIClassificationIterator
 
 
 from sluice.plugin.pytorch.process import ProcessIterator  # noqa: E402 - it imports this module
+from sluice.plugin.pytorch import fn  # noqa: E402,F401 - torch_python_function
+from sluice._python_function import TorchPythonFunction  # noqa: E402,F401
