@@ -134,6 +134,10 @@ OpSchema& OpSchema::output_if_arg(std::string arg) {
   output_if_args_.push_back(std::move(arg));
   return *this;
 }
+OpSchema& OpSchema::output_unless_arg(std::string arg, std::string value) {
+  output_unless_args_.emplace_back(std::move(arg), std::move(value));
+  return *this;
+}
 OpSchema& OpSchema::output_names(std::vector<std::string> names) {
   output_names_ = std::move(names);
   return *this;
@@ -218,6 +222,14 @@ int OpSchema::num_outputs(const ArgMap& args, int num_inputs) const {
                          : a && a->default_value && std::get<bool>(*a->default_value)) {
       ++n;
     }
+  }
+  for (const auto& [name, value] : output_unless_args_) {
+    auto it = args.find(name);
+    const ArgSpec* a = find_arg(name);
+    const ArgValue* v = it != args.end()        ? &it->second
+                        : a && a->default_value ? &*a->default_value
+                                                : nullptr;
+    if (!v || std::get<std::string>(*v) != value) ++n;
   }
   return n;
 }
@@ -358,6 +370,10 @@ nlohmann::json OpSchema::describe() const {
   j["num_outputs_arg"] = num_outputs_arg_;
   j["output_per_input_beyond"] = output_per_input_beyond_;
   j["output_if_args"] = output_if_args_;
+  j["output_unless_args"] = nlohmann::json::array();
+  for (const auto& [name, value] : output_unless_args_) {
+    j["output_unless_args"].push_back({name, value});
+  }
   j["output_names"] = output_names_;
   j["devices"] = nlohmann::json::array();
   for (auto d : devices_) j["devices"].push_back(op_device_name(d));

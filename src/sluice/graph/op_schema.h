@@ -63,6 +63,9 @@ class OpSchema {
   // that is true (random_bbox_crop: the labels, the box indices).
   OpSchema& output_per_input_beyond(int n);
   OpSchema& output_if_arg(std::string arg);
+  // One more output unless the string argument `arg` is `value` (random_object_bbox's "box"
+  // format gives one output where the others give two).
+  OpSchema& output_unless_arg(std::string arg, std::string value);
   OpSchema& output_names(std::vector<std::string> names);
   OpSchema& devices(std::vector<OpDevice> d);
   OpSchema& arg(std::string name, ArgType type, ArgValue default_value, std::string doc,
@@ -127,6 +130,7 @@ class OpSchema {
   std::string num_outputs_arg_;
   int output_per_input_beyond_ = -1;
   std::vector<std::string> output_if_args_;
+  std::vector<std::pair<std::string, std::string>> output_unless_args_;
   std::vector<std::string> output_names_;
   std::vector<OpDevice> devices_ = {OpDevice::kCPU};
   std::vector<ArgSpec> args_;
