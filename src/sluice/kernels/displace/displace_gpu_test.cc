@@ -73,16 +73,20 @@ void check(DisplaceParams p, uint32_t seed) {
   std::vector<T> got(total);
   cuda::memcpy_async(got.data(), d_out.get(), d_out.size(), nullptr);
   cuda::stream_synchronize(nullptr);
+  // Water: a sine a bit or two off moves a position by about 1e-5 pixel. Linear samples then
+  // differ by rounding (any float element, a uint8 one by 1 at a .5 tie) and stay within `tol`;
+  // only a nearest-neighbour pick on a pixel edge or a larger linear difference is rare.
   const bool exact = p.kind != DisplaceKind::kWater;
   const double tol = std::is_same_v<T, float> ? 2.56 : 1.0;
+  const double rounding = std::is_same_v<T, float> ? 0.01 : 1.0;
   int64_t differ = 0;
   for (int64_t e = 0; e < total; ++e) {
     const double d = std::abs(static_cast<double>(got[e]) - static_cast<double>(want[e]));
     if (exact) {
       ASSERT_EQ(got[e], want[e]) << "element " << e << " (seed " << seed << ")";
     } else if (d > 0) {
-      ++differ;
       ASSERT_LE(d, p.linear ? tol : 255.0) << "element " << e << " (seed " << seed << ")";
+      if (!p.linear || d > rounding) ++differ;
     }
   }
   EXPECT_LE(differ, total / 1000) << "seed " << seed;
