@@ -105,6 +105,20 @@ def test_sizes_types_and_edges_equal_dali(tmp_path):
         assert_close(ours, ref, atol=atol, mean_atol=mean_atol)
 
 
+def crop_input_graph(fn, types, images, crop, mirror):
+    return fn.resize_crop_mirror(images, resize_y=64, crop=crop, mirror=mirror, crop_pos_x=0.25)
+
+
+def test_per_sample_crop_equals_dali(tmp_path):
+    images, *_, mirror = random_batch(6, 8)
+    crop = [np.array([h, w], np.float32) for h, w in
+            [(8, 8), (64, 30), (1, 70), (20, 0), (63.7, 12.2), (40, 200), (3, 3), (64, 64)]]
+    inputs, layouts = [images, crop, mirror], ["HWC", None, None]
+    (ours,) = run_sluice(crop_input_graph, inputs, layouts)
+    (ref,) = run_dali(crop_input_graph, inputs, tmp_path, layouts)
+    assert_close(ours, ref, atol=BORDER_ATOL, mean_atol=BORDER_MEAN_ATOL)
+
+
 def crop_pos_graph(fn, types, images):
     return fn.resize_crop_mirror(images, resize_x=20, crop=(5, 5), crop_pos_x=1.5)
 
