@@ -26,8 +26,8 @@ FlipAxes flip_axes(const TensorList& in) {
   SLUICE_CHECK(static_cast<int>(layout.size()) == ndim, InvalidArgument, "layout \"", layout,
                "\" has ", layout.size(), " dimensions, the input ", ndim);
   FlipAxes a;
-  a.depth = static_cast<int>(layout.find('D'));  // npos -> -1
-  if (a.depth >= ndim) a.depth = -1;
+  const size_t depth = layout.find('D');
+  a.depth = depth == std::string::npos ? -1 : static_cast<int>(depth);
   a.height = static_cast<int>(layout.find('H'));
   a.width = static_cast<int>(layout.find('W'));
   return a;
