@@ -49,8 +49,8 @@ int64_t crop_extent(double v, const char* name) {
 
 }  // namespace
 
-std::optional<CropWindow> fixed_window(const Workspace& ws, int sample, int64_t height,
-                                       int64_t width) {
+std::optional<CropWindow> requested_window(const Workspace& ws, int sample, int64_t height,
+                                           int64_t width) {
   const OpSpec& spec = ws.spec();
   auto given = [&](const char* name) { return spec.has_arg(name) || ws.arg_input(name); };
   const bool has_crop = given("crop"), has_h = given("crop_h"), has_w = given("crop_w");
@@ -72,10 +72,17 @@ std::optional<CropWindow> fixed_window(const Workspace& ws, int sample, int64_t 
   } else {
     return std::nullopt;
   }
-  CropWindow w = fixed_crop_window(height, width, ch, cw, ws.arg<float>("crop_pos_y", sample),
-                                   ws.arg<float>("crop_pos_x", sample));
+  return fixed_crop_window(height, width, ch, cw, ws.arg<float>("crop_pos_y", sample),
+                           ws.arg<float>("crop_pos_x", sample));
+}
+
+std::optional<CropWindow> fixed_window(const Workspace& ws, int sample, int64_t height,
+                                       int64_t width) {
+  std::optional<CropWindow> w = requested_window(ws, sample, height, width);
+  if (!w) return w;
   return apply_out_of_bounds_policy(
-      w, height, width, parse_out_of_bounds_policy(spec.arg<std::string>("out_of_bounds_policy")));
+      *w, height, width,
+      parse_out_of_bounds_policy(ws.spec().arg<std::string>("out_of_bounds_policy")));
 }
 
 CmnChannelTable cmn_table(const Workspace& ws, int sample, int channels) {

@@ -30,6 +30,12 @@ Shape image_shape(int64_t h, int64_t w, int64_t c, ImageLayout layout);
 // crop_pos_x / crop_pos_y, out_of_bounds_policy and fill_values.
 OpSchema crop_window_args(OpSchema s);
 
+// The window crop / crop_h / crop_w / crop_pos_x / crop_pos_y ask for on a `height` x `width`
+// image, before any out_of_bounds_policy (it may reach outside); nullopt when no crop was asked
+// for.
+std::optional<CropWindow> requested_window(const Workspace& ws, int sample, int64_t height,
+                                           int64_t width);
+
 // The window fixed by crop / crop_h / crop_w / crop_pos_x / crop_pos_y for `sample`, after the
 // out_of_bounds_policy; nullopt when no crop was asked for (whole image).
 std::optional<CropWindow> fixed_window(const Workspace& ws, int sample, int64_t height,

@@ -1,6 +1,7 @@
 // resize: separable resampling of HWC images, Pillow-exact on uint8. Its classes also serve
-// random_resized_crop (random_resized_crop.cc), which resizes a random window of each image; the
-// GPU class is in resize_gpu.cc.
+// random_resized_crop (random_resized_crop.cc), which resizes a random window of each image, and
+// resize_crop_mirror (resize_crop_mirror.cc), which resizes straight into a crop window; the GPU
+// class is in resize_gpu.cc.
 
 #include <cmath>
 
@@ -12,7 +13,7 @@
 namespace sluice {
 namespace {
 
-SLUICE_REGISTER_SCHEMA(filter_args(
+SLUICE_REGISTER_SCHEMA(filter_args(resize_size_args(
     OpSchema("resize")
         .doc("Resizes HWC images with separable resampling. Output size from resize_x / "
              "resize_y, size, resize_shorter or resize_longer, with `mode` (default, stretch, "
@@ -21,25 +22,7 @@ SLUICE_REGISTER_SCHEMA(filter_args(
              "filters (NN, LINEAR=BILINEAR, CUBIC=BICUBIC, LANCZOS3=LANCZOS).")
         .num_inputs(1, 1)
         .input_doc("input", "HWC images.")
-        .devices({OpDevice::kCPU, OpDevice::kGPU})
-        .optional_arg("resize_x", ArgType::kFloat, "Output width (0: keep the aspect ratio).", true)
-        .optional_arg("resize_y", ArgType::kFloat, "Output height (0: keep the aspect ratio).",
-                      true)
-        .optional_arg("size", ArgType::kFloatList,
-                      "Output size (height, width); 0 derives an extent.", true)
-        .optional_arg("resize_shorter", ArgType::kFloat,
-                      "Length of the shorter side, keeping the aspect ratio.", true)
-        .optional_arg("resize_longer", ArgType::kFloat,
-                      "Length of the longer side, keeping the aspect ratio.", true)
-        .enum_arg("mode", {"default", "stretch", "not_smaller", "not_larger"}, "default",
-                  "How given extents combine.")
-        .optional_arg("max_size", ArgType::kFloatList, "Upper limit of the output (height, width).")
-        .optional_arg("roi_start", ArgType::kFloatList, "Source window start (y, x).", true)
-        .optional_arg("roi_end", ArgType::kFloatList, "Source window end (y, x).", true)
-        .arg("roi_relative", ArgType::kBool, false,
-             "roi_start / roi_end are fractions of the size.")
-        .arg("subpixel_scale", ArgType::kBool, true,
-             "Keep the exact scale when rounding the output size (source window adjusted).")));
+        .devices({OpDevice::kCPU, OpDevice::kGPU}))));
 
 std::optional<float> opt_float(const Workspace& ws, std::string_view name, int sample) {
   if (!ws.spec().has_arg(name) && !ws.arg_input(name)) return std::nullopt;
@@ -56,6 +39,27 @@ std::optional<std::array<float, 2>> opt_pair(const Workspace& ws, std::string_vi
 }
 
 }  // namespace
+
+// Static initialisers of other files call it (resize_crop_mirror's schema), as filter_args.
+OpSchema resize_size_args(OpSchema s) {
+  s.optional_arg("resize_x", ArgType::kFloat, "Output width (0: keep the aspect ratio).", true)
+      .optional_arg("resize_y", ArgType::kFloat, "Output height (0: keep the aspect ratio).", true)
+      .optional_arg("size", ArgType::kFloatList,
+                    "Output size (height, width); 0 derives an extent.", true)
+      .optional_arg("resize_shorter", ArgType::kFloat,
+                    "Length of the shorter side, keeping the aspect ratio.", true)
+      .optional_arg("resize_longer", ArgType::kFloat,
+                    "Length of the longer side, keeping the aspect ratio.", true)
+      .enum_arg("mode", {"default", "stretch", "not_smaller", "not_larger"}, "default",
+                "How given extents combine.")
+      .optional_arg("max_size", ArgType::kFloatList, "Upper limit of the output (height, width).")
+      .optional_arg("roi_start", ArgType::kFloatList, "Source window start (y, x).", true)
+      .optional_arg("roi_end", ArgType::kFloatList, "Source window end (y, x).", true)
+      .arg("roi_relative", ArgType::kBool, false, "roi_start / roi_end are fractions of the size.")
+      .arg("subpixel_scale", ArgType::kBool, true,
+           "Keep the exact scale when rounding the output size (source window adjusted).");
+  return s;
+}
 
 // Static initialisers of other files call it (random_resized_crop's schema): no namespace-scope
 // objects with dynamic initialisation here.
@@ -169,7 +173,9 @@ ResizePlan resize_plan(const Workspace& ws, int sample, int64_t in_h, int64_t in
   a.roi_end = opt_pair(ws, "roi_end", sample);
   a.roi_relative = spec.arg<bool>("roi_relative");
   a.subpixel_scale = spec.arg<bool>("subpixel_scale");
-  return {{0, 0, in_h, in_w}, kernels::compute_resize_geometry(in_h, in_w, a)};
+  ResizePlan plan{{0, 0, in_h, in_w}, kernels::compute_resize_geometry(in_h, in_w, a)};
+  if (spec.type == "resize_crop_mirror") crop_and_mirror(ws, sample, plan.geometry);
+  return plan;
 }
 
 SLUICE_REGISTER_OPERATOR("resize", OpDevice::kCPU, ResizeCpu);

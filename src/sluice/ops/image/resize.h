@@ -1,6 +1,7 @@
 #pragma once
-// What resize and random_resized_crop share: the filter arguments, the output type, each
-// sample's plan, and the operator classes (resize.cc, resize_gpu.cc), which both register.
+// What resize, random_resized_crop and resize_crop_mirror share: the size and filter arguments,
+// the output type, each sample's plan, and the operator classes (resize.cc, resize_gpu.cc), which
+// all three register.
 
 #include "sluice/core/crop_window.h"
 #include "sluice/exec/operator.h"
@@ -12,6 +13,9 @@
 
 namespace sluice {
 
+// The size arguments: resize_x, resize_y, size, resize_shorter, resize_longer, mode, max_size,
+// roi_start, roi_end, roi_relative, subpixel_scale.
+OpSchema resize_size_args(OpSchema s);
 // The filter arguments: interp_type, min_filter, mag_filter, antialias, dtype and those accepted
 // for compatibility.
 OpSchema filter_args(OpSchema s);
@@ -27,6 +31,10 @@ struct ResizePlan {
   kernels::ResizeGeometry geometry;
 };
 ResizePlan resize_plan(const Workspace& ws, int sample, int64_t in_h, int64_t in_w);
+// resize_crop_mirror: narrows `g` (the whole resized image) to the crop window of the resized
+// image and mirrors it as `mirror` asks, so that one resize produces the crop directly
+// (resize_crop_mirror.cc).
+void crop_and_mirror(const Workspace& ws, int sample, kernels::ResizeGeometry& g);
 
 // Separable resampling, Pillow-exact on uint8 (resize.cc).
 class ResizeCpu : public Operator {
