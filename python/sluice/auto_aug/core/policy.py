@@ -73,12 +73,14 @@ class Policy:
         return {aug.name: aug for aug in sorted(augs, key=lambda a: a.name)}
 
     def __repr__(self):
-        subs = ",\n\t".join(repr([(aug.name, p, mag) for aug, p, mag in sub])
-                            for sub in self.sub_policies)
-        augs = ",\n\t".join(f"'{n}': {aug!r}" for n, aug in self.augmentations.items())
+        def block(items):
+            return "".join(f"\n\t{item}," for item in items)[:-1]
+
+        subs = block(repr([(aug.name, p, mag) for aug, p, mag in sub])
+                     for sub in self.sub_policies)
+        augs = block(f"'{n}': {aug!r}" for n, aug in self.augmentations.items())
         return (f"Policy(name={self.name!r}, num_magnitude_bins={self.num_magnitude_bins!r}, "
-                f"sub_policies=[{subs and chr(10) + chr(9)}{subs}], "
-                f"augmentations={{{augs and chr(10) + chr(9)}{augs}}})")
+                f"sub_policies=[{subs}], augmentations={{{augs}}})")
 
 
 def _with_unique_names(sub_policies):
