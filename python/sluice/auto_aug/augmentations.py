@@ -5,7 +5,7 @@ magnitude ranges, parameters and arithmetic).
 Each is an ``Augmentation`` (see ``core.augmentation``): called with a batch, ``magnitude_bin``
 and ``num_magnitude_bins``, it computes its parameter from the bin. The ranges here are
 examples; a suite adjusts them, e.g. ``shear_x.augmentation(mag_range=(0, 0.5))``. The
-augmentations take UINT8 images (HWC) or videos (FHWC).
+augmentations take UINT8 images (HWC); the colour ones also videos (FHWC).
 """
 
 import numpy as np

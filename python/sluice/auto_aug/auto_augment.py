@@ -13,7 +13,8 @@ from sluice.auto_aug.core._utils import get_translations, pretty_select
 
 def auto_augment(data, policy_name="image_net", shape=None, fill_value=128, interp_type=None,
                  max_translate_abs=None, max_translate_rel=None, seed=None):
-    """Applies one of AutoAugment's policies to a batch of UINT8 images (HWC) or videos (FHWC).
+    """Applies one of AutoAugment's policies to a batch of UINT8 images (HWC;
+    not videos yet: Sluice's warp_affine and rotate take no sequences).
 
     Args:
         policy_name: ``image_net`` (default), ``reduced_image_net``, ``svhn`` or

@@ -14,7 +14,9 @@ from sluice.auto_aug.core._utils import get_translations, pretty_select
 def rand_augment(data, n, m, num_magnitude_bins=31, shape=None, fill_value=128, interp_type=None,
                  max_translate_abs=None, max_translate_rel=None, seed=None, monotonic_mag=True,
                  excluded=None):
-    """Applies RandAugment to a batch of UINT8 images (HWC) or videos (FHWC).
+    """Applies RandAugment to a batch of UINT8 images (HWC). Videos (FHWC)
+    need the geometric augmentations `excluded`, as Sluice's warp_affine and rotate take no
+    sequences yet.
 
     Args:
         n: the number of augmentations applied to each sample.

@@ -12,7 +12,9 @@ from sluice.auto_aug.core._utils import get_translations, pretty_select
 def trivial_augment_wide(data, num_magnitude_bins=31, shape=None, fill_value=128,
                          interp_type=None, max_translate_abs=None, max_translate_rel=None,
                          seed=None, excluded=None):
-    """Applies TrivialAugment Wide to a batch of UINT8 images (HWC) or videos (FHWC).
+    """Applies TrivialAugment Wide to a batch of UINT8 images (HWC). Videos
+    (FHWC) need the geometric augmentations `excluded`, as Sluice's warp_affine and rotate take
+    no sequences yet.
 
     Args:
         num_magnitude_bins: the number of bins the magnitude ranges are divided into.
