@@ -91,8 +91,11 @@ def brightness(data, parameter):
 def contrast(data, parameter):
     """PIL's contrast enhancement: the centre is the mean of the image's luma (channel weights
     0.299, 0.587, 0.114)."""
+    if data.device == "gpu":  # Sluice's GPU arithmetic takes its operands on the GPU
+        parameter = parameter.gpu()
     mean = fn.reductions.mean(data, axis_names="HW", keep_dims=True)
-    rgb_weights = types.Constant(np.array([0.299, 0.587, 0.114], dtype=np.float32))
+    rgb_weights = types.Constant(np.array([0.299, 0.587, 0.114], dtype=np.float32),
+                                 device=data.device)
     center = fn.reductions.sum(mean * rgb_weights, axis_names="C", keep_dims=True)
     # Arithmetic rather than fn.contrast(contrast_center=...): for GPU data the centre is on
     # the GPU, which an argument cannot be.
