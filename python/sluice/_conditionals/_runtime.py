@@ -269,11 +269,10 @@ def converted(func):
 
 
 def _user_function(f):
-    full = getattr(f, "__module__", None) or ""
-    module = full.split(".")[0]
-    if full.startswith(_CONVERTED_PACKAGES) and not getattr(f, "_sl_do_not_convert", False):
-        return f.__code__ not in _converted
-    return not (module in _NOT_CONVERTED
+    module = getattr(f, "__module__", None) or ""
+    excluded = (module.split(".")[0] in _NOT_CONVERTED
+                and not module.startswith(_CONVERTED_PACKAGES))
+    return not (excluded
                 or getattr(f, "_sl_do_not_convert", False) or f.__code__ in _converted
                 or f.__code__.co_filename.startswith(_STDLIB))
 
