@@ -150,3 +150,15 @@ def test_arguments_are_checked_as_in_dali():
         Policy("p", 3, [[(MARKERS[0], 0.5, 3)]])
     with pytest.raises(Exception, match="already decorated"):
         augmentation(MARKERS[0])
+
+
+def test_a_missing_shape_is_explained():
+    from sluice.auto_aug import augmentations as a
+
+    def scheme(data):
+        return trivial_augment.apply_trivial_augment([a.identity, a.translate_x], data)
+
+    with pytest.raises(Exception, match="requires `shape` argument"):
+        _run(scheme, seed=1)
+    with pytest.raises(Exception, match="unexpected kwarg"):
+        _run(lambda d: trivial_augment.apply_trivial_augment([a.identity], d, size=3), seed=1)
