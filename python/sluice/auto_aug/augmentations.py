@@ -173,7 +173,7 @@ def invert(data, _):
 def equalize(data, _):
     """Per-channel histogram equalization, OpenCV's formula (PIL's differs slightly in how the
     cumulative histogram becomes the table)."""
-    return fn.experimental.equalize(data)
+    return fn.equalize(data)
 
 
 @augmentation
