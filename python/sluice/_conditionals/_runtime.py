@@ -236,6 +236,9 @@ def not_(a):
 # Functions from these packages run as they are (DALI leaves its own and the libraries alone).
 _NOT_CONVERTED = {"sluice", "nvidia", "numpy", "torch", "PIL", "scipy", "pytest", "_pytest",
                   "pluggy", "typing", "functools", "itertools", "collections", "abc"}
+# ... except Sluice's automatic augmentations, whose `if`s on DataNodes are conditionals (DALI
+# converts nvidia.dali.auto_aug likewise).
+_CONVERTED_PACKAGES = ("sluice.auto_aug",)
 _STDLIB = sysconfig.get_paths()["stdlib"]
 _codes = {}  # original code -> converted code, or None where conversion is impossible
 _converted = set()  # the converted codes
@@ -266,8 +269,10 @@ def converted(func):
 
 
 def _user_function(f):
-    module = (getattr(f, "__module__", None) or "").split(".")[0]
-    return not (module in _NOT_CONVERTED
+    module = getattr(f, "__module__", None) or ""
+    excluded = (module.split(".")[0] in _NOT_CONVERTED
+                and not module.startswith(_CONVERTED_PACKAGES))
+    return not (excluded
                 or getattr(f, "_sl_do_not_convert", False) or f.__code__ in _converted
                 or f.__code__.co_filename.startswith(_STDLIB))
 
