@@ -77,6 +77,17 @@ def test_refuses_what_dali_refuses(tmp_path):
         run_sluice(r_key, inputs)
 
 
+def test_gpu_data_has_its_properties_on_the_gpu_only():
+    """Data does not flow back from the GPU stage (DALI's dynamic executor gives them on the CPU
+    too)."""
+    @pipeline_def(batch_size=1, num_threads=1, device_id=None)
+    def p():
+        return fn.external_source(lambda: [np.zeros((2, 3))]).gpu().source_info()
+
+    with pytest.raises(NotImplementedError, match="device='gpu'"):
+        p().build()
+
+
 @pytest.mark.gpu
 def test_gpu_equals_cpu(shared_data):
     photos = sorted((shared_data / "photos").glob("*.jpg"))[:3]
