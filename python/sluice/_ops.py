@@ -21,6 +21,10 @@ def schema(name):
     return SCHEMAS[_ALIASES.get(name, name)]
 
 
+def _arg_type(s, name):
+    return next(a["type"] for a in s["args"] if a["name"] == name)
+
+
 def camel(name):
     """'image_random_crop' -> 'ImageRandomCrop'."""
     return "".join(p[:1].upper() + p[1:] for p in name.split("_"))
@@ -75,6 +79,12 @@ class OpInstance:
             )
         self.device = device
         n = self.args.get(s["num_outputs_arg"]) if s["num_outputs_arg"] else None
+        if n is not None and _arg_type(s, s["num_outputs_arg"]) == "int or list of int":
+            n = n if isinstance(n, list) else [n]  # one output per element (element_extract)
+            if not n:
+                raise ValueError(f"operator '{self.type}': argument '{s['num_outputs_arg']}' "
+                                 "must not be empty")
+            n = len(n)
         n = s["num_outputs"] if n is None else n
         if s.get("output_per_input_beyond", -1) >= 0:
             n += max(0, len(self.inputs) - s["output_per_input_beyond"])

@@ -58,6 +58,26 @@ class DataNode:
         shapes = make_node("shapes", [self], dict(args, device="cpu"))
         return shapes.gpu() if device == "gpu" else shapes
 
+    def property(self, key, *, device="cpu"):
+        """A property of each sample as a 1-D uint8 tensor (fn.get_property): "source_info"
+        (the file it was read from) or "layout". `device` is where the result is."""
+        from sluice._ops import make_node
+
+        if device not in ("cpu", "gpu"):
+            raise ValueError(f"device must be 'cpu' or 'gpu', got {device!r}")
+        if self.device == "gpu":
+            if device == "cpu":
+                raise NotImplementedError(
+                    "DataNode.property() of GPU data on the CPU: data cannot flow back from the "
+                    "GPU stage to the CPU stage; use property(key, device='gpu')")
+            return make_node("get_property", [self], {"key": key, "device": "gpu"})
+        value = make_node("get_property", [self], {"key": key, "device": "cpu"})
+        return value.gpu() if device == "gpu" else value
+
+    def source_info(self, *, device="cpu"):
+        """The "source_info" property (see property())."""
+        return self.property("source_info", device=device)
+
     def __getitem__(self, index):
         return _subscript(self, index)
 

@@ -210,6 +210,11 @@ int OpSchema::num_outputs(const ArgMap& args, int num_inputs) const {
     if (it == args.end()) {
       const ArgSpec* a = find_arg(num_outputs_arg_);
       n = a && a->default_value ? static_cast<int>(std::get<int64_t>(*a->default_value)) : 1;
+    } else if (const auto* list = std::get_if<std::vector<int64_t>>(&it->second)) {
+      // A list argument gives one output per element (element_extract's element_map).
+      SLUICE_CHECK(!list->empty(), InvalidArgument, "operator '", name_, "': argument '",
+                   num_outputs_arg_, "' must not be empty");
+      n = static_cast<int>(list->size());
     } else {
       n = static_cast<int>(std::get<int64_t>(it->second));
     }
