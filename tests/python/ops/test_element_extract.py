@@ -69,7 +69,7 @@ def test_gpu_equals_cpu():
     seq = random_sequences(rng, np.uint8, 6) + [np.zeros((4, 0, 2, 3), np.uint8)]
 
     def graph(x):
-        return (*fn.element_extract(x, element_map=[3, 0, 1]), fn.element_extract(x, element_map=2))
+        return (*fn.element_extract(x, element_map=[2, 0, 1]), fn.element_extract(x, element_map=2))
 
     @pipeline_def(batch_size=len(seq), num_threads=1, device_id=0)
     def p():

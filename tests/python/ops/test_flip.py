@@ -161,7 +161,8 @@ def test_gpu_flip_of_volumes_equals_cpu(layout, dtype):
         @pipeline_def(batch_size=16, num_threads=2, device_id=0)
         def p():
             x = fn.external_source(lambda: data, layout=layout)
-            d, h, v = (fn.external_source(lambda f=f: f) for f in flags)
+            # A source with a parameter is called with the iteration (DALI's rule): bind by closure.
+            d, h, v = (fn.external_source((lambda f: lambda: f)(f)) for f in flags)
             return fn.flip(x if device == "cpu" else x.gpu(), depthwise=d, horizontal=h,
                            vertical=v, device=device)
 

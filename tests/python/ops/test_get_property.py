@@ -99,7 +99,7 @@ def test_gpu_equals_cpu(shared_data):
         cpu = fn.decoders.image(enc)
         return (fn.get_property(cpu, key="source_info"), fn.get_property(img, key="source_info"),
                 fn.get_property(cpu, key="layout"), fn.get_property(img, key="layout"),
-                fn.get_property(fn.per_frame(img), key="layout"))
+                fn.get_property(fn.per_frame(img, replace=True), key="layout"))
 
     src_cpu, src_gpu, lay_cpu, lay_gpu, frames = p().run()
     for g in (src_gpu, lay_gpu, frames):
