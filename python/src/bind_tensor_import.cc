@@ -111,15 +111,28 @@ TensorList copy_samples(const Samples& in, MemoryKind kind, int device) {
   for (const auto& s : in.items) shapes.push_back(s.shape);
   dst.resize(shapes, in.items.empty() ? DType::kUInt8 : in.items[0].dtype);
   bool device_copy = kind == MemoryKind::kDevice;
-  for (size_t i = 0; i < in.items.size(); ++i) {
-    size_t n = dst.sample_bytes(static_cast<int>(i));
-    if (!n) continue;
-    if (!in.items[i].on_device && kind == MemoryKind::kHost) {
-      std::memcpy(dst.raw_sample(static_cast<int>(i)), in.items[i].data, n);
-    } else {
-      cuda::memcpy_async(dst.raw_sample(static_cast<int>(i)), in.items[i].data, n, nullptr);
+  const int count = static_cast<int>(in.items.size());
+  for (int i = 0; i < count;) {
+    // Samples that lie back to back in the source and the destination (a batch given as one
+    // array) go in one copy: a copy call per sample costs more than the bytes of small ones.
+    const char* src = static_cast<const char*>(in.items[i].data);
+    char* out = static_cast<char*>(dst.raw_sample(i));
+    size_t n = dst.sample_bytes(i);
+    int j = i + 1;
+    for (; j < count && in.items[j].on_device == in.items[i].on_device; ++j) {
+      const size_t m = dst.sample_bytes(j);
+      if (m && (static_cast<const char*>(in.items[j].data) != src + n ||
+                static_cast<char*>(dst.raw_sample(j)) != out + n))
+        break;
+      n += m;
+    }
+    if (n && !in.items[i].on_device && kind == MemoryKind::kHost) {
+      std::memcpy(out, src, n);
+    } else if (n) {
+      cuda::memcpy_async(out, src, n, nullptr);
       device_copy = true;
     }
+    i = j;
   }
   if (device_copy) cuda::stream_synchronize(nullptr);
   return dst;
