@@ -1,9 +1,9 @@
 """The GPU training pipeline, Sluice and NVIDIA DALI side by side: the same pipeline code
 (readers.file -> mixed decoders.image_random_crop -> resize 224 -> crop_mirror_normalize FLOAT16
 with mirror, batch 256) through each library's DALIGenericIterator with PARTIAL, in a process of
-its own per library. Prints images/s per round, the device memory the pipeline takes (free
-memory after torch's start minus the least free memory seen after warm-up) and the outputs'
-largest reserved memory per operator (enable_memory_stats).
+its own per library. Prints images/s per round and the device memory the pipeline takes (free
+memory after torch's start minus the least free memory seen after warm-up); for Sluice also its
+pools' reserved and peak in-use sizes and how many device allocations they made.
 
     python3 bench/pipeline_vs_dali.py DATA --library sluice --json sluice.json
     PYTHONPATH=<dali site> python3 bench/pipeline_vs_dali.py DATA --library dali --json dali.json
@@ -20,8 +20,7 @@ import time
 def make_pipeline(lib, data, batch, threads):
     fn, types = lib.fn, lib.types
 
-    @lib.pipeline_def(batch_size=batch, num_threads=threads, device_id=0, seed=1,
-                      enable_memory_stats=True)
+    @lib.pipeline_def(batch_size=batch, num_threads=threads, device_id=0, seed=1)
     def pipe():
         jpegs, labels = fn.readers.file(file_root=data, random_shuffle=True, name="Reader")
         images = fn.decoders.image_random_crop(jpegs, device="mixed")
@@ -33,10 +32,6 @@ def make_pipeline(lib, data, batch, threads):
         return images, labels.gpu()
 
     return pipe()
-
-
-def total(x):
-    return sum(x) if isinstance(x, (list, tuple)) else x
 
 
 def measure(args):
@@ -82,9 +77,6 @@ def measure(args):
            "batch": args.batch, "threads": args.threads, "gpu": torch.cuda.get_device_name(0),
            "images_per_s": [round(r) for r in rates],
            "device_memory_mb": round((free0 - peak_free) / 2**20)}
-    res["max_reserved_mb_per_operator"] = {
-        op: round(total(s.get("max_reserved_memory_size", 0)) / 2**20)
-        for op, s in pipe.executor_statistics().items()}
     if args.library == "sluice":
         mem = lib.backend.memory_stats()["device"][0]
         res["pool_reserved_mb"] = round(mem["reserved"] / 2**20)
@@ -102,9 +94,6 @@ def compare(sluice_json, dali_json):
     for r in (s, d):
         print(f"  {r['library']:6} {r['version']:8} images/s {r['images_per_s']}, "
               f"device memory {r['device_memory_mb']} MB")
-    for r in (s, d):
-        print(f"  {r['library']:6} largest reserved per operator (MB): "
-              f"{r['max_reserved_mb_per_operator']}")
     print(f"  Sluice / DALI: images/s {max(s['images_per_s']) / max(d['images_per_s']):.2f}x, "
           f"device memory {s['device_memory_mb'] / d['device_memory_mb']:.2f}x")
 
