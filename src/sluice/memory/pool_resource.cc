@@ -45,7 +45,10 @@ void* PoolResource::allocate(size_t bytes) {
     collect_pending_locked(/*wait=*/true);
     b = find_free_locked(size);
   }
-  if (!b && !grow_locked(size)) {
+  if (!b) {
+    // No free block fits: first hand back the segments nothing uses, so that buffers growing
+    // one after another (larger crops coming along) do not each leave their smaller segment
+    // behind. Growth is rare after warm-up, and so is the synchronisation that freeing costs.
     release_unused_locked();
     if (!grow_locked(size)) {
       throw OutOfMemory(make_string("out of ", memory_kind_name(kind_), " memory",

@@ -61,6 +61,21 @@ TEST(PoolResource, SplitsAndCoalesces) {
   EXPECT_EQ(pool.stats().reserved, 0u);
 }
 
+TEST(PoolResource, BuffersGrowingOneAfterAnotherDoNotKeepEverySmallerSegment) {
+  CountingUpstream up;
+  constexpr size_t kMiB = 1 << 20;
+  PoolResource pool(MemoryKind::kHost, -1, up.make(), kMiB);
+  void* held = pool.allocate(kMiB);
+  for (size_t k = 2; k <= 8; ++k) {  // a buffer grows: the larger block, then the old one freed
+    void* larger = pool.allocate(k * kMiB);
+    pool.deallocate(held, 0, nullptr);
+    held = larger;
+  }
+  EXPECT_LE(pool.stats().reserved, 15 * kMiB);  // the last two sizes, not 1 + 2 + ... + 8
+  EXPECT_EQ(up.used, pool.stats().reserved);
+  pool.deallocate(held, 0, nullptr);
+}
+
 TEST(PoolResource, RandomAllocationsKeepBlocksDisjoint) {
   CountingUpstream up;
   PoolResource pool(MemoryKind::kHost, -1, up.make(), 1 << 16);
