@@ -84,6 +84,18 @@ def run_dali(graph, inputs, tmp_path, layouts=None, seed=1, num_threads=2, with_
     return (arrays, layouts) if with_layouts else arrays
 
 
+def assert_first_output_equals_dali(cases, tmp_path, dtype=None, what="sample"):
+    """For each (graph, inputs, layouts) of `cases`: the graph's output under Sluice equals
+    DALI's bit for bit, sample by sample (and has `dtype` when given)."""
+    for graph, inputs, layouts in cases:
+        (ours,) = run_sluice(graph, inputs, layouts)
+        (ref,) = run_dali(graph, inputs, tmp_path, layouts)
+        for i, (a, b) in enumerate(zip(ours, ref)):
+            if dtype is not None:
+                assert a.dtype == b.dtype == dtype
+            np.testing.assert_array_equal(a, b, err_msg=f"{graph.__name__}, {what} {i}")
+
+
 def _main(spec_path, in_path, out_path):
     from nvidia.dali import fn, pipeline_def, types
 

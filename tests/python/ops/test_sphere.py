@@ -5,7 +5,7 @@ DALI; the GPU operator against the CPU one."""
 import numpy as np
 import pytest
 
-from dali_reference import run_dali, run_sluice
+from dali_reference import assert_first_output_equals_dali, run_dali, run_sluice
 from op_testing import compare_gpu_cpu, files_in, pil_rgb, random_images
 
 
@@ -41,24 +41,21 @@ def test_sphere_equals_dali_on_random_images(tmp_path, dtype):
     images = [rng.integers(0, 256, (int(rng.integers(1, 80)), int(rng.integers(1, 80)),
                                     int(rng.integers(1, 5)))).astype(dtype) for _ in range(10)]
     masks = [np.array(k % 4 != 0, np.int32) for k in range(len(images))]
-    for graph, inputs, layouts in [(sphere_graph, [images], ["HWC"]),
-                                   (sphere_linear_graph, [images, masks], ["HWC", None])]:
-        (ours,) = run_sluice(graph, inputs, layouts)
-        (ref,) = run_dali(graph, inputs, tmp_path, layouts)
-        for i, (a, b) in enumerate(zip(ours, ref)):
-            assert a.dtype == b.dtype == dtype
-            np.testing.assert_array_equal(a, b, err_msg=f"{graph.__name__}, sample {i}")
+    cases = [
+        (sphere_graph, [images], ["HWC"]),
+        (sphere_linear_graph, [images, masks], ["HWC", None]),
+    ]
+    assert_first_output_equals_dali(cases, tmp_path, dtype)
 
 
 def test_sphere_of_photos_equals_dali(shared_data, tmp_path):
     photos = [pil_rgb(p) for p in files_in(shared_data / "photos", "*.jpg")[:4]]
     masks = [np.array(1, np.int32)] * len(photos)
-    for graph, inputs, layouts in [(sphere_graph, [photos], ["HWC"]),
-                                   (sphere_linear_graph, [photos, masks], ["HWC", None])]:
-        (ours,) = run_sluice(graph, inputs, layouts)
-        (ref,) = run_dali(graph, inputs, tmp_path, layouts)
-        for i, (a, b) in enumerate(zip(ours, ref)):
-            np.testing.assert_array_equal(a, b, err_msg=f"{graph.__name__}, photo {i}")
+    cases = [
+        (sphere_graph, [photos], ["HWC"]),
+        (sphere_linear_graph, [photos, masks], ["HWC", None]),
+    ]
+    assert_first_output_equals_dali(cases, tmp_path, what="photo")
 
 
 def sphere_cubic_graph(fn, types, x):

@@ -5,7 +5,7 @@ as DALI; the GPU operator against the CPU one."""
 import numpy as np
 import pytest
 
-from dali_reference import run_dali, run_sluice
+from dali_reference import assert_first_output_equals_dali, run_dali, run_sluice
 from op_testing import compare_gpu_cpu, files_in, pil_rgb, random_images
 
 
@@ -45,25 +45,22 @@ def test_water_equals_dali_on_random_images(tmp_path, dtype):
     images = [rng.integers(0, 256, (int(rng.integers(1, 80)), int(rng.integers(1, 80)),
                                     int(rng.integers(1, 5)))).astype(dtype) for _ in range(10)]
     masks = [np.array(k % 4 != 0, np.int32) for k in range(len(images))]
-    for graph, inputs, layouts in [(water_graph, [images], ["HWC"]),
-                                   (water_nn_graph, [images], ["HWC"]),
-                                   (water_linear_graph, [images, masks], ["HWC", None])]:
-        (ours,) = run_sluice(graph, inputs, layouts)
-        (ref,) = run_dali(graph, inputs, tmp_path, layouts)
-        for i, (a, b) in enumerate(zip(ours, ref)):
-            assert a.dtype == b.dtype == dtype
-            np.testing.assert_array_equal(a, b, err_msg=f"{graph.__name__}, sample {i}")
+    cases = [
+        (water_graph, [images], ["HWC"]),
+        (water_nn_graph, [images], ["HWC"]),
+        (water_linear_graph, [images, masks], ["HWC", None]),
+    ]
+    assert_first_output_equals_dali(cases, tmp_path, dtype)
 
 
 def test_water_of_photos_equals_dali(shared_data, tmp_path):
     photos = [pil_rgb(p) for p in files_in(shared_data / "photos", "*.jpg")[:4]]
     masks = [np.array(1, np.int32)] * len(photos)
-    for graph, inputs, layouts in [(water_graph, [photos], ["HWC"]),
-                                   (water_linear_graph, [photos, masks], ["HWC", None])]:
-        (ours,) = run_sluice(graph, inputs, layouts)
-        (ref,) = run_dali(graph, inputs, tmp_path, layouts)
-        for i, (a, b) in enumerate(zip(ours, ref)):
-            np.testing.assert_array_equal(a, b, err_msg=f"{graph.__name__}, photo {i}")
+    cases = [
+        (water_graph, [photos], ["HWC"]),
+        (water_linear_graph, [photos, masks], ["HWC", None]),
+    ]
+    assert_first_output_equals_dali(cases, tmp_path, what="photo")
 
 
 def water_cubic_graph(fn, types, x):
