@@ -16,6 +16,32 @@ if(NOT nlohmann_json_FOUND)
   target_include_directories(nlohmann_json::nlohmann_json INTERFACE ${SLUICE_NLOHMANN_INCLUDE})
 endif()
 
+# Optional libraries for more formats, each found on its own: a machine without one builds without
+# that format (the operator says which package to install). SLUICE_HAS_<LIB> tells the build.
+function(sluice_optional_library var want)
+  # ARGN: the imported target's name, then the header to find, then the library names.
+  list(POP_FRONT ARGN target header)
+  set(${var} OFF PARENT_SCOPE)
+  if(want STREQUAL "OFF")
+    return()
+  endif()
+  find_path(${var}_INCLUDE ${header} PATH_SUFFIXES openjpeg-2.5 openjpeg-2.4 openjpeg-2.3)
+  find_library(${var}_LIBRARY NAMES ${ARGN})
+  if(${var}_INCLUDE AND ${var}_LIBRARY)
+    add_library(${target} INTERFACE IMPORTED GLOBAL)
+    target_include_directories(${target} INTERFACE ${${var}_INCLUDE})
+    target_link_libraries(${target} INTERFACE ${${var}_LIBRARY})
+    set(${var} ON PARENT_SCOPE)
+  elseif(want STREQUAL "ON")
+    message(FATAL_ERROR "${header} / lib${ARGV3} not found (${var})")
+  endif()
+endfunction()
+sluice_optional_library(SLUICE_HAS_TIFF "${SLUICE_WITH_IMAGE_LIBS}" sluice::tiff tiffio.h tiff)
+sluice_optional_library(SLUICE_HAS_WEBP "${SLUICE_WITH_IMAGE_LIBS}" sluice::webp webp/decode.h webp)
+sluice_optional_library(SLUICE_HAS_OPENJPEG "${SLUICE_WITH_IMAGE_LIBS}" sluice::openjpeg openjpeg.h
+                        openjp2)
+sluice_optional_library(SLUICE_HAS_LMDB "${SLUICE_WITH_LMDB}" sluice::lmdb lmdb.h lmdb)
+
 # CUDA: optional, auto-detected.
 set(SLUICE_HAS_CUDA OFF)
 if(NOT SLUICE_WITH_CUDA STREQUAL "OFF")

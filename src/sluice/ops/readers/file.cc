@@ -3,11 +3,10 @@
 
 #include <memory>
 
-#include "sluice/exec/operator.h"
 #include "sluice/graph/schema_registry.h"
-#include "sluice/io/epoch_plan.h"
 #include "sluice/io/file_dataset.h"
 #include "sluice/io/read_file.h"
+#include "sluice/ops/readers/reader.h"
 
 namespace sluice {
 namespace {
@@ -16,7 +15,7 @@ std::vector<std::string> default_filters() {
   return default_file_filters();
 }
 
-SLUICE_REGISTER_SCHEMA(
+SLUICE_REGISTER_SCHEMA(add_reader_args(
     OpSchema("readers.file")
         .doc("Reads encoded files and their labels. The dataset is `file_root` (one sub-folder "
              "per class; labels are the sorted folder index), a `file_list` (lines 'path label') "
@@ -42,27 +41,6 @@ SLUICE_REGISTER_SCHEMA(
         .arg("file_filters", ArgType::kStringList, default_filters(),
              "Glob patterns of the files to take from file_root.")
         .arg("case_sensitive_filter", ArgType::kBool, false, "Match file_filters case-sensitively.")
-        .arg("shard_id", ArgType::kInt, int64_t{0}, "Index of this shard.")
-        .arg("num_shards", ArgType::kInt, int64_t{1}, "Number of shards the data is split into.")
-        .arg("random_shuffle", ArgType::kBool, false, "Read in a new random order every epoch.")
-        .arg("shuffle_after_epoch", ArgType::kBool, false,
-             "Same as random_shuffle here: every epoch is a fresh permutation of the dataset.")
-        .arg("stick_to_shard", ArgType::kBool, false,
-             "Keep reading the same shard instead of moving to the next one every epoch.")
-        .arg("pad_last_batch", ArgType::kBool, false,
-             "Fill the last batch of a shard by repeating its last sample.")
-        .arg("read_ahead", ArgType::kBool, false,
-             "Ask the kernel to read the next batch's files ahead (posix_fadvise).")
-        .arg("dont_use_mmap", ArgType::kBool, false,
-             "Accepted for compatibility: files are always read with pread, never mapped "
-             "(a file truncated while mapped would crash the process with SIGBUS).")
-        .arg("initial_fill", ArgType::kInt, int64_t{1024},
-             "Accepted for compatibility: shuffling is a full permutation, not a buffer.")
-        .arg("prefetch_queue_depth", ArgType::kInt, int64_t{1},
-             "Accepted for compatibility: the pipeline's prefetch queue reads ahead.")
-        .arg("lazy_init", ArgType::kBool, false, "Accepted for compatibility (listing is fast).")
-        .arg("tensor_init_bytes", ArgType::kInt, int64_t{1048576},
-             "Accepted for compatibility (buffers are pooled).")
         .arg("allow_paths_outside_root", ArgType::kBool, false,
              "Accept entries of file_list and relative `files` (and symlinks) that lead outside "
              "file_root. Only a given file_root contains entries: without it, and for absolute "
@@ -70,12 +48,11 @@ SLUICE_REGISTER_SCHEMA(
         .arg("max_file_size", ArgType::kInt, int64_t{1} << 30,
              "Files larger than this many bytes are an error.")
         .alias("file_reader")
-        .alias("FileReader")
-        .source());
+        .alias("FileReader")));
 
-class FileReader : public Operator {
+class FileReader : public Reader {
  public:
-  using Operator::Operator;
+  using Reader::Reader;
 
   void setup(const OpContext& ctx) override {
     FileDatasetOptions lo;
@@ -93,46 +70,8 @@ class FileReader : public Operator {
     lo.allow_paths_outside_root = spec_.arg<bool>("allow_paths_outside_root");
     lo.pool = ctx.pool;
     dataset_ = list_file_dataset(lo);
-
-    bool shuffle = spec_.arg<bool>("random_shuffle") || spec_.arg<bool>("shuffle_after_epoch");
-    int64_t num_shards = spec_.arg<int64_t>("num_shards");
-    EpochPlanOptions po;
-    po.num_samples = static_cast<int64_t>(dataset_.size());
-    po.num_shards = num_shards;
-    po.shard_id = spec_.arg<int64_t>("shard_id");
-    po.batch_size = ctx.max_batch_size;
-    po.shuffle = shuffle;
-    // All shards of a job must permute alike, whatever each rank's pipeline seed is.
-    int64_t own_seed = spec_.arg<int64_t>("seed");
-    po.seed = own_seed >= 0 ? mix64(static_cast<uint64_t>(own_seed))
-                            : (num_shards > 1 ? 0x534C55494345ull : ctx.seed);
-    po.stick_to_shard = spec_.arg<bool>("stick_to_shard");
-    po.pad_last_batch = spec_.arg<bool>("pad_last_batch");
-    plan_ = std::make_unique<EpochPlan>(po);
-    read_ahead_ = spec_.arg<bool>("read_ahead");
+    plan(ctx, static_cast<int64_t>(dataset_.size()));
     max_file_size_ = static_cast<size_t>(spec_.arg<int64_t>("max_file_size"));
-  }
-
-  void begin_iteration(BatchInfo& batch) override {
-    // The reader's position is (epoch, batch index); it advances once per iteration.
-    plan_->batch(epoch_, index_, &planned_);
-    batch.size = static_cast<int>(planned_.indices.size());
-    batch.sized = true;
-    batch.samples.resize(batch.size);
-    for (int i = 0; i < batch.size; ++i) {
-      int64_t k = planned_.indices[i];
-      batch.samples[i] = {dataset_.entries[k].path, epoch_, k};
-    }
-    batch.from_reader = true;
-    batch.epoch = epoch_;
-    batch.batch_in_epoch = index_;
-    batch.batches_per_epoch = plan_->batches_per_epoch();
-    batch.num_valid = static_cast<int>(planned_.num_valid);
-    batch.complete_on_all_shards = planned_.complete_on_all_shards;
-    if (++index_ == plan_->batches_per_epoch()) {
-      index_ = 0;
-      ++epoch_;
-    }
   }
 
   void run(Workspace& ws) override {
@@ -154,30 +93,13 @@ class FileReader : public Operator {
     for (int i = 0; i < n; ++i) {
       labels.sample<int32_t>(i)[0] = dataset_.entries[ws.batch().samples[i].id].label;
     }
-    if (read_ahead_) {
-      PlannedBatch next = plan_->batch(epoch_, index_);
-      read_ahead(dataset_, next.indices);
-    }
-  }
-
-  nlohmann::json reader_meta() const override {
-    const ReaderMeta& m = plan_->meta();
-    return {{"epoch_size", m.epoch_size},
-            {"epoch_size_padded", m.epoch_size_padded},
-            {"number_of_shards", m.number_of_shards},
-            {"shard_id", m.shard_id},
-            {"pad_last_batch", m.pad_last_batch},
-            {"stick_to_shard", m.stick_to_shard},
-            {"batches_per_epoch", m.batches_per_epoch}};
+    if (read_ahead()) sluice::read_ahead(dataset_, next_batch_indices());
   }
 
  private:
+  std::string sample_source(int64_t index) const override { return dataset_.entries[index].path; }
+
   FileDataset dataset_;
-  std::unique_ptr<EpochPlan> plan_;
-  PlannedBatch planned_;
-  int64_t epoch_ = 0;
-  int64_t index_ = 0;
-  bool read_ahead_ = false;
   size_t max_file_size_ = 0;
   std::vector<std::unique_ptr<ReadableFile>> files_;
 };
