@@ -3,7 +3,8 @@
 with mirror, batch 256) through each library's DALIGenericIterator with PARTIAL, in a process of
 its own per library. Prints images/s per round and the device memory the pipeline takes (free
 memory after torch's start minus the least free memory seen after warm-up); for Sluice also its
-pools' reserved and peak in-use sizes and how many device allocations they made.
+pools' reserved and peak in-use sizes and how many device allocations they made, in all and
+after the warm-up batches.
 
     python3 bench/pipeline_vs_dali.py DATA --library sluice --json sluice.json
     PYTHONPATH=<dali site> python3 bench/pipeline_vs_dali.py DATA --library dali --json dali.json
@@ -66,6 +67,8 @@ def measure(args):
 
     batches(args.warmup)
     peak_free = torch.cuda.mem_get_info()[0]
+    if args.library == "sluice":
+        allocs_warm = lib.backend.memory_stats()["device"][0]["upstream_allocations"]
     rates = []
     for _ in range(args.rounds):
         t0 = time.perf_counter()
@@ -82,6 +85,7 @@ def measure(args):
         res["pool_reserved_mb"] = round(mem["reserved"] / 2**20)
         res["pool_peak_in_use_mb"] = round(mem["peak_allocated"] / 2**20)
         res["device_allocations"] = mem["upstream_allocations"]
+        res["device_allocations_after_warmup"] = mem["upstream_allocations"] - allocs_warm
     print(json.dumps(res), flush=True)
     if args.json:
         with open(args.json, "w") as f:

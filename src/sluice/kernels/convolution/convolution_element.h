@@ -48,8 +48,11 @@ SLUICE_HOST_DEVICE inline void convolve_element(const AxisPass& p, int64_t o, in
                                                 int64_t i) {
   const In* in = static_cast<const In*>(p.in) + o * p.extent * p.inner + i;
   float acc = 0;
+  // Away from the edges every tap is inside: no border rule to apply.
+  const int64_t first = x - p.anchor;
+  const bool interior = first >= 0 && first + p.size <= p.extent;
   for (int k = 0; k < p.size; ++k) {
-    const int64_t xi = border_index(x - p.anchor + k, p.extent, p.border);
+    const int64_t xi = interior ? first + k : border_index(first + k, p.extent, p.border);
     const float w = p.window[k];
     if (xi < 0) {
       acc = add_rn(acc, mul_rn(p.fill, w));

@@ -16,6 +16,15 @@ template <typename Out, typename In>
 __global__ void convolve_kernel(const AxisPass* passes) {
   const AxisPass p = passes[blockIdx.y];
   const int64_t total = p.outer * p.extent * p.inner;
+  if (total <= INT32_MAX) {  // 32-bit division is several times cheaper than 64-bit
+    const uint32_t inner = static_cast<uint32_t>(p.inner), extent = static_cast<uint32_t>(p.extent);
+    for (uint32_t e = blockIdx.x * blockDim.x + threadIdx.x; e < total;
+         e += gridDim.x * blockDim.x) {
+      const uint32_t i = e % inner, ox = e / inner;
+      convolve_element<Out, In>(p, ox / extent, ox % extent, i);
+    }
+    return;
+  }
   for (int64_t e = blockIdx.x * int64_t{blockDim.x} + threadIdx.x; e < total;
        e += int64_t{gridDim.x} * blockDim.x) {
     const int64_t i = e % p.inner, ox = e / p.inner;

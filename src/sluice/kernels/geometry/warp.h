@@ -66,25 +66,27 @@ SLUICE_HOST_DEVICE inline int64_t floor_index(float v) {
   return static_cast<int64_t>(floorf(v));
 }
 
-// Input element (y, x, c) as In, or the border value.
+// Input element (y, x, c) of an image with `channels` channels as In, or the border value.
 template <typename In>
 SLUICE_HOST_DEVICE inline In warp_tap(const WarpSample& s, const In* in, int64_t y, int64_t x,
-                                      int c, In fill) {
+                                      int c, int channels, In fill) {
   if (s.clamp) {
     y = y < 0 ? 0 : (y >= s.in_h ? s.in_h - 1 : y);
     x = x < 0 ? 0 : (x >= s.in_w ? s.in_w - 1 : x);
   } else if (y < 0 || y >= s.in_h || x < 0 || x >= s.in_w) {
     return fill;
   }
-  return load_ro(in + (y * s.in_w + x) * s.channels + c);
+  return load_ro(in + (y * s.in_w + x) * channels + c);
 }
 
-// Output pixel (y, x), all channels; `m` from warp_matrix().
-template <typename Out, typename In>
+// Output pixel (y, x), all channels; `m` from warp_matrix(). kChannels > 0 fixes the channel
+// count at compile time (the CUDA kernel's common cases); 0 reads it from the sample.
+template <typename Out, typename In, int kChannels = 0>
 SLUICE_HOST_DEVICE inline void warp_pixel(const WarpSample& s, const float* m, int64_t y,
                                           int64_t x) {
+  const int channels = kChannels > 0 ? kChannels : s.channels;
   const In* in = static_cast<const In*>(s.in);
-  Out* out = static_cast<Out*>(s.out) + (y * s.out_w + x) * s.channels;
+  Out* out = static_cast<Out*>(s.out) + (y * s.out_w + x) * channels;
   const float fx = add_rn(static_cast<float>(x), 0.5f), fy = add_rn(static_cast<float>(y), 0.5f);
   const float sx = add_rn(add_rn(mul_rn(m[0], fx), mul_rn(m[1], fy)), m[2]);
   const float sy = add_rn(add_rn(mul_rn(m[3], fx), mul_rn(m[4], fy)), m[5]);
@@ -93,13 +95,13 @@ SLUICE_HOST_DEVICE inline void warp_pixel(const WarpSample& s, const float* m, i
   if (!s.linear) {
     const int64_t ix = floor_index(sx), iy = floor_index(sy);
     const bool outside = iy < 0 || iy >= s.in_h || ix < 0 || ix >= s.in_w;
-    for (int c = 0; c < s.channels; ++c) {
+    for (int c = 0; c < channels; ++c) {
       if (!s.clamp && outside) {
         out[c] = fill_out;
       } else if constexpr (std::is_same_v<Out, In>) {
-        out[c] = warp_tap<In>(s, in, iy, ix, c, In{});
+        out[c] = warp_tap<In>(s, in, iy, ix, c, channels, In{});
       } else {
-        out[c] = round_sat<Out>(static_cast<float>(warp_tap<In>(s, in, iy, ix, c, In{})));
+        out[c] = round_sat<Out>(static_cast<float>(warp_tap<In>(s, in, iy, ix, c, channels, In{})));
       }
     }
     return;
@@ -109,11 +111,11 @@ SLUICE_HOST_DEVICE inline void warp_pixel(const WarpSample& s, const float* m, i
   const int64_t x0 = floor_index(px), y0 = floor_index(py);
   const float qx = sub_rn(px, static_cast<float>(x0)), qy = sub_rn(py, static_cast<float>(y0));
   const float rx = sub_rn(1.0f, qx);
-  for (int c = 0; c < s.channels; ++c) {
-    const float s00 = static_cast<float>(warp_tap<In>(s, in, y0, x0, c, fill_in));
-    const float s01 = static_cast<float>(warp_tap<In>(s, in, y0, x0 + 1, c, fill_in));
-    const float s10 = static_cast<float>(warp_tap<In>(s, in, y0 + 1, x0, c, fill_in));
-    const float s11 = static_cast<float>(warp_tap<In>(s, in, y0 + 1, x0 + 1, c, fill_in));
+  for (int c = 0; c < channels; ++c) {
+    const float s00 = static_cast<float>(warp_tap<In>(s, in, y0, x0, c, channels, fill_in));
+    const float s01 = static_cast<float>(warp_tap<In>(s, in, y0, x0 + 1, c, channels, fill_in));
+    const float s10 = static_cast<float>(warp_tap<In>(s, in, y0 + 1, x0, c, channels, fill_in));
+    const float s11 = static_cast<float>(warp_tap<In>(s, in, y0 + 1, x0 + 1, c, channels, fill_in));
     const float r0 = add_rn(mul_rn(s00, rx), mul_rn(s01, qx));
     const float r1 = add_rn(mul_rn(s10, rx), mul_rn(s11, qx));
     out[c] = round_sat<Out>(add_rn(r0, mul_rn(sub_rn(r1, r0), qy)));

@@ -17,8 +17,9 @@ namespace {
 
 using gpu_test::DeviceBuffer;
 
+// `channels` > 0: every sample has that many (the kernels specialised for 1 and 3); 0: mixed.
 template <typename In, typename Out>
-void check_types(DType in_type, DType out_type, std::mt19937& gen) {
+void check_types(DType in_type, DType out_type, std::mt19937& gen, int channels = 0) {
   const int n = 9;
   std::uniform_int_distribution<int64_t> ext(1, 300);
   std::uniform_real_distribution<float> val(-300.0f, 300.0f), unit(-1.0f, 1.0f);
@@ -29,7 +30,7 @@ void check_types(DType in_type, DType out_type, std::mt19937& gen) {
   for (int i = 0; i < n; ++i) {
     WarpSample& s = samples[i];
     s.in_h = ext(gen), s.in_w = ext(gen), s.out_h = ext(gen), s.out_w = ext(gen);
-    s.channels = 1 + i % 4;
+    s.channels = channels > 0 ? channels : 1 + i % 4;
     s.linear = i % 2 == 0;
     s.clamp = i % 3 == 0;
     s.invert = i % 4 == 1;
@@ -57,7 +58,7 @@ void check_types(DType in_type, DType out_type, std::mt19937& gen) {
   }
   cuda::memset_async(d_out.get(), 0xAB, out_bytes, stream.get());
   cuda::memcpy_async(d_desc.get(), dev.data(), n * sizeof(WarpSample), stream.get());
-  warp_gpu(static_cast<const WarpSample*>(d_desc.get()), n, max_pixels, in_type, out_type,
+  warp_gpu(static_cast<const WarpSample*>(d_desc.get()), n, max_pixels, channels, in_type, out_type,
            stream.get());
   std::vector<uint8_t> host(out_bytes);
   cuda::memcpy_async(host.data(), d_out.get(), out_bytes, stream.get());
@@ -85,6 +86,10 @@ TEST(WarpGpu, MatchesCpuBitForBit) {
   check_types<int16_t, int16_t>(DType::kInt16, DType::kInt16, gen);
   check_types<int32_t, int32_t>(DType::kInt32, DType::kInt32, gen);
   check_types<float, float>(DType::kFloat32, DType::kFloat32, gen);
+  for (int channels : {1, 3}) {
+    check_types<uint8_t, uint8_t>(DType::kUInt8, DType::kUInt8, gen, channels);
+    check_types<float, uint8_t>(DType::kFloat32, DType::kUInt8, gen, channels);
+  }
 }
 
 }  // namespace

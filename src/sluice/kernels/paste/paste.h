@@ -68,12 +68,4 @@ void paste_cpu(const PasteSample& s, const uint8_t* fill);
 void paste_gpu(const PasteSample* samples, int num_samples, const uint8_t* fill,
                int64_t max_elements, void* stream);
 
-// The element (y, x, c) of a paste canvas.
-SLUICE_HOST_DEVICE inline uint8_t paste_element(const PasteSample& s, const uint8_t* fill,
-                                                int64_t y, int64_t x, int64_t c) {
-  const int64_t iy = y - s.y, ix = x - s.x;
-  if (iy < 0 || iy >= s.in_height || ix < 0 || ix >= s.in_width) return fill[c];
-  return s.in[(iy * s.in_width + ix) * s.channels + c];
-}
-
 }  // namespace sluice::kernels

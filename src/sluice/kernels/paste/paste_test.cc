@@ -1,4 +1,4 @@
-// paste_cpu against paste_element (the CUDA kernel's per-element rule) and the definition;
+// paste_cpu against the per-element definition (paste_element below);
 // multi_paste_cpu against a per-pixel "last region wins" reference with type conversions;
 // convert_sat's rounding and saturation.
 
@@ -11,6 +11,13 @@
 
 namespace sluice::kernels {
 namespace {
+
+// The element (y, x, c) of a paste canvas.
+uint8_t paste_element(const PasteSample& s, const uint8_t* fill, int64_t y, int64_t x, int64_t c) {
+  const int64_t iy = y - s.y, ix = x - s.x;
+  if (iy < 0 || iy >= s.in_height || ix < 0 || ix >= s.in_width) return fill[c];
+  return s.in[(iy * s.in_width + ix) * s.channels + c];
+}
 
 TEST(PasteCpu, MatchesPerElementRuleAndDaliLayout) {
   std::mt19937 gen(3);

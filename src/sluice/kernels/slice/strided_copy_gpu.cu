@@ -7,25 +7,51 @@ namespace {
 constexpr int kThreads = 256;
 constexpr int kItems = 4;  // elements per thread
 
-// T: an unsigned integer of the element's size (the copy moves bits).
+// T: an unsigned integer of the element's size (the copy moves bits). Block x copies elements
+// [x, x + 1) * kThreads * kItems of sample y (blockIdx.y). Up to three dimensions (most copies,
+// after merging) a thread finds its element's coordinates with divisions once and then steps
+// along; more take the divisions per element.
 template <typename T>
-__global__ void strided_copy_kernel(const StridedCopyDesc* descs) {
-  const StridedCopyDesc& d = descs[blockIdx.y];
+__global__ void strided_copy_kernel(const StridedCopyDesc* __restrict__ descs) {
+  const StridedCopyDesc* d = descs + blockIdx.y;
+  const int nd = d->ndim;
+  const T* in = static_cast<const T*>(d->in);
+  T* out = static_cast<T*>(d->out);
+  const int64_t per_block = int64_t{kThreads} * kItems;
+  int64_t i = int64_t{blockIdx.x} * per_block + threadIdx.x;
+  if (nd <= 3) {
+    const int64_t n2 = d->shape[nd - 1], s2 = d->stride[nd - 1];
+    const int64_t n1 = nd >= 2 ? d->shape[nd - 2] : 1, s1 = nd >= 2 ? d->stride[nd - 2] : 0;
+    const int64_t n0 = nd >= 3 ? d->shape[0] : 1, s0 = nd >= 3 ? d->stride[0] : 0;
+    const int64_t n = n0 * n1 * n2;
+    if (i >= n) return;
+    const int64_t end = min(int64_t{blockIdx.x + 1} * per_block, n);
+    const int64_t q = i / n2;
+    int64_t j = i - q * n2, i0 = q / n1, i1 = q - i0 * n1;
+    for (; i < end; i += kThreads) {
+      out[i] = in[i0 * s0 + i1 * s1 + j * s2];
+      j += kThreads;
+      while (j >= n2) {
+        j -= n2;
+        if (++i1 == n1) {
+          i1 = 0;
+          ++i0;
+        }
+      }
+    }
+    return;
+  }
   int64_t n = 1;
-  for (int k = 0; k < d.ndim; ++k) n *= d.shape[k];
-  const T* in = static_cast<const T*>(d.in);
-  T* out = static_cast<T*>(d.out);
-  const int64_t first = (int64_t{blockIdx.x} * kThreads * kItems) + threadIdx.x;
+  for (int k = 0; k < nd; ++k) n *= d->shape[k];
 #pragma unroll
-  for (int it = 0; it < kItems; ++it) {
-    const int64_t i = first + int64_t{it} * kThreads;
+  for (int it = 0; it < kItems; ++it, i += kThreads) {
     if (i >= n) break;
     int64_t rest = i, off = 0;
-    for (int k = d.ndim - 1; k > 0; --k) {
-      off += (rest % d.shape[k]) * d.stride[k];
-      rest /= d.shape[k];
+    for (int k = nd - 1; k > 0; --k) {
+      off += (rest % d->shape[k]) * d->stride[k];
+      rest /= d->shape[k];
     }
-    off += rest * d.stride[0];
+    off += rest * d->stride[0];
     out[i] = in[off];
   }
 }

@@ -9,9 +9,13 @@ void WarpOpGpu::run(Workspace& ws) {
   TensorList& out = ws.output(0);
   auto plans = warp_batch(ws, out, [&](auto& p) { plan(ws, p); });
   int64_t max_pixels = 0;
-  for (const auto& p : plans) max_pixels = std::max(max_pixels, p.out_h * p.out_w);
+  int channels = plans.empty() ? 0 : plans[0].channels;
+  for (const auto& p : plans) {
+    max_pixels = std::max(max_pixels, p.out_h * p.out_w);
+    if (p.channels != channels) channels = 0;
+  }
   kernels::warp_gpu(upload_->upload(plans, ws.stream()), static_cast<int>(plans.size()), max_pixels,
-                    ws.input(0).dtype(), out.dtype(), ws.stream());
+                    channels, ws.input(0).dtype(), out.dtype(), ws.stream());
 }
 
 }  // namespace sluice
