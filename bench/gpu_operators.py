@@ -40,7 +40,7 @@ def cases(fn, types):
     }
 
 
-def run_case(lib, build, images, device, batch, iters, rounds, warmup):
+def run_case(lib, build, images, device, batch, iters, rounds, warmup, profile=False):
     fn, types, pipeline_def = lib.fn, lib.types, lib.pipeline_def
     sync = lambda: None  # noqa: E731
     if device == "gpu":
@@ -59,6 +59,14 @@ def run_case(lib, build, images, device, batch, iters, rounds, warmup):
     p.build()
     for _ in range(warmup):
         (out,) = p.run()
+    if profile:
+        from torch.profiler import ProfilerActivity, profile as torch_profile
+
+        with torch_profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]) as prof:
+            for _ in range(iters):
+                (out,) = p.run()
+            sync()
+        print(prof.key_averages().table(sort_by="cuda_time_total", row_limit=12), flush=True)
     times = []
     for _ in range(rounds):
         t0 = time.perf_counter()
@@ -110,7 +118,7 @@ def measure(args):
         for name in names:
             try:
                 s = run_case(lib, all_cases[name], images, args.device, args.batch, iters,
-                             args.rounds, 3)
+                             args.rounds, 3, args.profile)
                 results["ms"][f"{name}@{size}"] = round(s * 1e3, 3)
                 print(f"{args.library} {name}@{size}: {s * 1e3:.2f} ms/batch", flush=True)
             except Exception as e:  # one failing case must not hide the others
@@ -144,6 +152,8 @@ def main():
     ap.add_argument("--iters", type=int, default=0, help="runs per round (default 20 / 4)")
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--json")
+    ap.add_argument("--profile", action="store_true",
+                    help="also print each case's GPU time per kernel (torch.profiler)")
     ap.add_argument("--compare", nargs=2, metavar=("SLUICE_JSON", "DALI_JSON"))
     args = ap.parse_args()
     if args.compare:

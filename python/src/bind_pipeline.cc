@@ -14,6 +14,7 @@
 
 #include "bindings.h"
 #include "sluice/core/mutex.h"
+#include "sluice/cuda/cuda_api.h"
 #include "sluice/exec/pipeline.h"
 #include "sluice/graph/schema_registry.h"
 
@@ -78,11 +79,15 @@ struct DrainOnExit {
   ~DrainOnExit() { BorrowedFeeds::drain(); }
 };
 
-// CPU data fed with no_copy: a TensorList over the arrays' memory (one buffer when the samples
-// lie back to back, as a worker writes them), or nullopt when the data cannot be borrowed (GPU
-// arrays, non-contiguous ones, other objects): then it is copied.
-std::optional<TensorList> borrow_host_batch(nb::handle data, const std::string& layout) {
-  using Array = nb::ndarray<nb::ro, nb::c_contig, nb::device::cpu>;
+// Data fed with no_copy: a TensorList over the arrays' memory (one buffer when the samples lie
+// back to back, as a worker writes them or a batch given as one array), or nullopt when the data
+// cannot be borrowed (arrays on another device, non-contiguous ones, other objects): then it is
+// copied. Device arrays are borrowed after the legacy default stream is synchronised, which is
+// what the copy would have waited for.
+template <typename Device>
+std::optional<TensorList> borrow_batch(nb::handle data, const std::string& layout, MemoryKind kind,
+                                       int device) {
+  using Array = nb::ndarray<nb::ro, nb::c_contig, Device>;
   std::vector<Array> arrays;
   const bool batched = !nb::isinstance<nb::list>(data) && !nb::isinstance<nb::tuple>(data);
   try {
@@ -100,8 +105,10 @@ std::optional<TensorList> borrow_host_batch(nb::handle data, const std::string& 
   std::vector<char*> ptrs;
   for (const Array& a : arrays) {
     if (dtype_from_dl(a.dtype().code, a.dtype().bits) != dtype) return std::nullopt;
+    if (kind == MemoryKind::kDevice && a.device_id() != device) return std::nullopt;
     Shape s;
-    for (size_t d = batched ? 1 : 0; d < a.ndim(); ++d) s.push_back(static_cast<int64_t>(a.shape(d)));
+    for (size_t d = batched ? 1 : 0; d < a.ndim(); ++d)
+      s.push_back(static_cast<int64_t>(a.shape(d)));
     const size_t n = batched ? a.shape(0) : 1;
     const size_t bytes = static_cast<size_t>(volume(s)) * dtype_size(dtype);
     for (size_t i = 0; i < n; ++i) {
@@ -109,8 +116,10 @@ std::optional<TensorList> borrow_host_batch(nb::handle data, const std::string& 
       ptrs.push_back(static_cast<char*>(const_cast<void*>(a.data())) + i * bytes);
     }
   }
+  if (kind == MemoryKind::kDevice) cuda::stream_synchronize(nullptr);
   std::shared_ptr<const void> owner = BorrowedFeeds::hold(data);
-  TensorList list(MemoryKind::kHost);
+  const int buffer_device = kind == MemoryKind::kDevice ? device : -1;
+  TensorList list(kind, buffer_device);
   std::vector<std::shared_ptr<Buffer>> buffers;
   size_t total = 0;
   bool adjacent = true;
@@ -118,9 +127,9 @@ std::optional<TensorList> borrow_host_batch(nb::handle data, const std::string& 
     const size_t bytes = static_cast<size_t>(volume(shapes[i])) * dtype_size(dtype);
     adjacent = adjacent && ptrs[i] == ptrs[0] + total;
     total += bytes;
-    buffers.push_back(Buffer::borrow(ptrs[i], bytes, MemoryKind::kHost, -1, owner));
+    buffers.push_back(Buffer::borrow(ptrs[i], bytes, kind, buffer_device, owner));
   }
-  if (adjacent) buffers = {Buffer::borrow(ptrs[0], total, MemoryKind::kHost, -1, owner)};
+  if (adjacent) buffers = {Buffer::borrow(ptrs[0], total, kind, buffer_device, owner)};
   list.share(std::move(shapes), dtype, std::move(buffers));
   if (!layout.empty()) list.set_layout(layout);
   return list;
@@ -237,7 +246,12 @@ class PyPipeline {
     SLUICE_CHECK(i >= 0, InvalidArgument, "feed_input: no operator named '", name, "'");
     bool gpu = e.graph().ops[i].device != OpDevice::kCPU;
     std::optional<TensorList> borrowed;
-    if (no_copy && !gpu) borrowed = borrow_host_batch(data, layout);
+    if (no_copy && !gpu) {
+      borrowed = borrow_batch<nb::device::cpu>(data, layout, MemoryKind::kHost, -1);
+    } else if (no_copy) {
+      borrowed =
+          borrow_batch<nb::device::cuda>(data, layout, MemoryKind::kDevice, e.params().device_id);
+    }
     e.feed(name, borrowed ? std::move(*borrowed)
                           : tensor_list_from_python(data, layout, gpu, e.params().device_id));
   }

@@ -132,6 +132,34 @@ def test_no_copy_feeds_the_arrays_memory_and_keeps_it_alive():
     sluice._sluice.release_borrowed_feeds()
 
 
+@pytest.mark.gpu
+def test_no_copy_feeds_gpu_memory_without_copies():
+    import torch
+
+    batch = torch.arange(4 * 6, dtype=torch.int32, device="cuda").reshape(4, 6)
+
+    @pipeline_def(batch_size=4, num_threads=1, device_id=0, prefetch_queue_depth=1)
+    def p(no_copy):
+        return fn.external_source(lambda: batch, device="gpu", no_copy=no_copy)
+
+    for no_copy in (True, False):
+        out, = p(no_copy).run()
+        got = torch.from_dlpack(out.as_tensor())
+        assert (got.data_ptr() == batch.data_ptr()) == no_copy
+        assert torch.equal(got, batch)
+    # Samples given one by one are borrowed too; GPU data on a CPU source is still refused.
+    samples = [batch[i].clone() for i in range(4)]
+
+    @pipeline_def(batch_size=4, num_threads=1, device_id=0)
+    def per_sample():
+        return fn.external_source(lambda: samples, device="gpu", no_copy=True)
+
+    out, = per_sample().run()
+    assert [int(torch.from_dlpack(out[i]).data_ptr()) for i in range(4)] == \
+        [s.data_ptr() for s in samples]
+    sluice._sluice.release_borrowed_feeds()
+
+
 def test_unused_outputs_of_a_source_are_not_fed():
     @pipeline_def(batch_size=2, num_threads=1, device_id=None)
     def p():

@@ -66,17 +66,18 @@ SLUICE_HOST_DEVICE inline int64_t floor_index(float v) {
   return static_cast<int64_t>(floorf(v));
 }
 
-// Input element (y, x, c) of an image with `channels` channels as In, or the border value.
+// The first channel of input pixel (y, x) of an image with `channels` channels; with `clamp`
+// the nearest border pixel for points outside, else nullptr (the fill value) for them.
 template <typename In>
-SLUICE_HOST_DEVICE inline In warp_tap(const WarpSample& s, const In* in, int64_t y, int64_t x,
-                                      int c, int channels, In fill) {
+SLUICE_HOST_DEVICE inline const In* warp_tap(const WarpSample& s, const In* in, int64_t y,
+                                             int64_t x, int channels) {
   if (s.clamp) {
     y = y < 0 ? 0 : (y >= s.in_h ? s.in_h - 1 : y);
     x = x < 0 ? 0 : (x >= s.in_w ? s.in_w - 1 : x);
   } else if (y < 0 || y >= s.in_h || x < 0 || x >= s.in_w) {
-    return fill;
+    return nullptr;
   }
-  return load_ro(in + (y * s.in_w + x) * channels + c);
+  return in + (y * s.in_w + x) * channels;
 }
 
 // Output pixel (y, x), all channels; `m` from warp_matrix(). kChannels > 0 fixes the channel
@@ -93,15 +94,14 @@ SLUICE_HOST_DEVICE inline void warp_pixel(const WarpSample& s, const float* m, i
   // DALI converts the fill value to the output type, and for interpolation on to the input's.
   const Out fill_out = round_sat<Out>(s.fill);
   if (!s.linear) {
-    const int64_t ix = floor_index(sx), iy = floor_index(sy);
-    const bool outside = iy < 0 || iy >= s.in_h || ix < 0 || ix >= s.in_w;
+    const In* p = warp_tap(s, in, floor_index(sy), floor_index(sx), channels);
     for (int c = 0; c < channels; ++c) {
-      if (!s.clamp && outside) {
+      if (!p) {
         out[c] = fill_out;
       } else if constexpr (std::is_same_v<Out, In>) {
-        out[c] = warp_tap<In>(s, in, iy, ix, c, channels, In{});
+        out[c] = load_ro(p + c);
       } else {
-        out[c] = round_sat<Out>(static_cast<float>(warp_tap<In>(s, in, iy, ix, c, channels, In{})));
+        out[c] = round_sat<Out>(static_cast<float>(load_ro(p + c)));
       }
     }
     return;
@@ -111,11 +111,16 @@ SLUICE_HOST_DEVICE inline void warp_pixel(const WarpSample& s, const float* m, i
   const int64_t x0 = floor_index(px), y0 = floor_index(py);
   const float qx = sub_rn(px, static_cast<float>(x0)), qy = sub_rn(py, static_cast<float>(y0));
   const float rx = sub_rn(1.0f, qx);
+  // The four pixels around the point, found once for all channels.
+  const In* p00 = warp_tap(s, in, y0, x0, channels);
+  const In* p01 = warp_tap(s, in, y0, x0 + 1, channels);
+  const In* p10 = warp_tap(s, in, y0 + 1, x0, channels);
+  const In* p11 = warp_tap(s, in, y0 + 1, x0 + 1, channels);
   for (int c = 0; c < channels; ++c) {
-    const float s00 = static_cast<float>(warp_tap<In>(s, in, y0, x0, c, channels, fill_in));
-    const float s01 = static_cast<float>(warp_tap<In>(s, in, y0, x0 + 1, c, channels, fill_in));
-    const float s10 = static_cast<float>(warp_tap<In>(s, in, y0 + 1, x0, c, channels, fill_in));
-    const float s11 = static_cast<float>(warp_tap<In>(s, in, y0 + 1, x0 + 1, c, channels, fill_in));
+    const float s00 = static_cast<float>(p00 ? load_ro(p00 + c) : fill_in);
+    const float s01 = static_cast<float>(p01 ? load_ro(p01 + c) : fill_in);
+    const float s10 = static_cast<float>(p10 ? load_ro(p10 + c) : fill_in);
+    const float s11 = static_cast<float>(p11 ? load_ro(p11 + c) : fill_in);
     const float r0 = add_rn(mul_rn(s00, rx), mul_rn(s01, qx));
     const float r1 = add_rn(mul_rn(s10, rx), mul_rn(s11, qx));
     out[c] = round_sat<Out>(add_rn(r0, mul_rn(sub_rn(r1, r0), qy)));

@@ -64,8 +64,9 @@ struct PasteSample {
 
 // `fill`: `channels` values.
 void paste_cpu(const PasteSample& s, const uint8_t* fill);
-// CUDA: one launch for all samples; `fill` in device memory; `max_elements` the largest canvas.
-void paste_gpu(const PasteSample* samples, int num_samples, const uint8_t* fill,
-               int64_t max_elements, void* stream);
+// CUDA: one launch for all samples; `fill` in device memory; `max_height` the tallest canvas.
+// Rows must fit 32-bit byte offsets (out_width * channels < 2^32), as every image does.
+void paste_gpu(const PasteSample* samples, int num_samples, const uint8_t* fill, int64_t max_height,
+               void* stream);
 
 }  // namespace sluice::kernels

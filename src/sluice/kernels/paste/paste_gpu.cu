@@ -1,3 +1,5 @@
+#include <algorithm>
+
 #include "sluice/cuda/cuda_check.h"
 #include "sluice/kernels/paste/paste.h"
 
@@ -41,27 +43,40 @@ void launch_multi_paste(const MultiPasteSample* samples, int n, const PasteRegio
   multi_paste_kernel<Out, In><<<grid, kThreads, 0, stream>>>(samples, regions);
 }
 
-// Block x writes elements [x, x + 1) * kPerBlock of canvas y (blockIdx.y); a thread finds its
-// element's row with one division and then steps along it: per element, a copy from the input
-// row or a fill value (a division per element cost four times the copy).
+// blockIdx.y is the canvas; its rows are strided over the blocks in x and each row over the
+// threads, so no thread divides: a thread tracks its element's channel as it steps. Rows of a
+// multiple of 4 bytes (on a 4-byte aligned canvas) are written a 32-bit word at a time.
 __global__ void paste_kernel(const PasteSample* samples, const uint8_t* fill) {
   const PasteSample s = samples[blockIdx.y];
-  const int64_t row = s.out_width * s.channels, in_row = s.in_width * s.channels;
-  const int64_t n = s.out_height * row;
-  int64_t i = int64_t{blockIdx.x} * kPerBlock + threadIdx.x;
-  if (i >= n) return;
-  const int64_t end = min(int64_t{blockIdx.x + 1} * kPerBlock, n);
-  int64_t y = i / row, j = i - y * row;
-  const int64_t left = s.x * s.channels;  // the input row starts at element `left` of its row
-  for (; i < end; i += kThreads) {
-    const int64_t iy = y - s.y, k = j - left;
-    s.out[i] = iy >= 0 && iy < s.in_height && k >= 0 && k < in_row
-                   ? s.in[iy * in_row + k]
-                   : fill[static_cast<uint32_t>(j) % static_cast<uint32_t>(s.channels)];
-    j += kThreads;
-    while (j >= row) {
-      j -= row;
-      ++y;
+  const uint32_t channels = static_cast<uint32_t>(s.channels);
+  const uint32_t row = static_cast<uint32_t>(s.out_width) * channels;
+  const uint32_t in_row = static_cast<uint32_t>(s.in_width) * channels;
+  const uint32_t left = static_cast<uint32_t>(s.x) * channels;  // where the input row starts
+  const bool words = (row & 3) == 0 && (reinterpret_cast<uintptr_t>(s.out) & 3) == 0;
+  const uint32_t width = words ? 4 : 1;  // bytes per step of a thread
+  const uint32_t c0 = threadIdx.x * width % channels, step = blockDim.x * width % channels;
+  for (int64_t y = blockIdx.x; y < s.out_height; y += gridDim.x) {
+    uint8_t* out = s.out + y * row;
+    const int64_t iy = y - s.y;
+    const uint8_t* in = iy >= 0 && iy < s.in_height ? s.in + iy * in_row : nullptr;
+    auto element = [&](uint32_t j, uint32_t c) -> uint8_t {
+      return in && j - left < in_row ? in[j - left] : fill[c];  // j < left wraps: outside
+    };
+    uint32_t c = c0;
+    for (uint32_t j = threadIdx.x * width; j < row; j += blockDim.x * width) {
+      if (words) {
+        uint32_t word = 0, cb = c;
+#pragma unroll
+        for (uint32_t b = 0; b < 4; ++b) {
+          word |= uint32_t{element(j + b, cb)} << (8 * b);
+          cb = cb + 1 == channels ? 0 : cb + 1;
+        }
+        *reinterpret_cast<uint32_t*>(out + j) = word;
+      } else {
+        out[j] = element(j, c);
+      }
+      c += step;
+      if (c >= channels) c -= channels;
     }
   }
 }
@@ -80,10 +95,10 @@ void multi_paste_gpu(const MultiPasteSample* samples, int num_samples, const Pas
   SLUICE_CUDA_CHECK_LAUNCH();
 }
 
-void paste_gpu(const PasteSample* samples, int num_samples, const uint8_t* fill,
-               int64_t max_elements, void* stream) {
-  if (num_samples == 0 || max_elements == 0) return;
-  const dim3 grid(static_cast<unsigned>((max_elements + kPerBlock - 1) / kPerBlock),
+void paste_gpu(const PasteSample* samples, int num_samples, const uint8_t* fill, int64_t max_height,
+               void* stream) {
+  if (num_samples == 0 || max_height == 0) return;
+  const dim3 grid(static_cast<unsigned>(std::min<int64_t>(max_height, 65535)),
                   static_cast<unsigned>(num_samples));
   paste_kernel<<<grid, kThreads, 0, static_cast<cudaStream_t>(stream)>>>(samples, fill);
   SLUICE_CUDA_CHECK_LAUNCH();

@@ -31,7 +31,7 @@ TEST_F(PasteGpu, MixedBatchMatchesCpu) {
   const int n = 17;
   std::vector<PasteSample> samples(n);
   std::vector<int64_t> in_off(n), out_off(n);
-  int64_t in_total = 0, out_total = 0, max_elements = 0;
+  int64_t in_total = 0, out_total = 0, max_height = 0;
   for (int i = 0; i < n; ++i) {
     PasteSample& s = samples[i];
     s.in_height = 1 + gen() % 200;
@@ -46,7 +46,7 @@ TEST_F(PasteGpu, MixedBatchMatchesCpu) {
     out_off[i] = out_total;
     const int64_t elements = s.out_height * s.out_width * s.channels;
     out_total += elements + 3;
-    max_elements = std::max(max_elements, elements);
+    max_height = std::max(max_height, s.out_height);
   }
   const std::vector<uint8_t> fill = {3, 1, 4, 1};
   std::vector<uint8_t> in(in_total), want(out_total, 0xA5);
@@ -67,7 +67,7 @@ TEST_F(PasteGpu, MixedBatchMatchesCpu) {
     samples[i].out = d_out.bytes() + out_off[i];
   }
   cuda::memcpy_async(d_samples.get(), samples.data(), sizeof(PasteSample) * n, nullptr);
-  paste_gpu(static_cast<const PasteSample*>(d_samples.get()), n, d_fill.bytes(), max_elements,
+  paste_gpu(static_cast<const PasteSample*>(d_samples.get()), n, d_fill.bytes(), max_height,
             nullptr);
   std::vector<uint8_t> got(want.size());
   cuda::memcpy_async(got.data(), d_out.get(), got.size(), nullptr);

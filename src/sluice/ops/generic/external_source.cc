@@ -28,8 +28,9 @@ SLUICE_REGISTER_SCHEMA(
         .arg("blocking", ArgType::kBool, false,
              "feed_input() sources: an iteration waits until its data is fed instead of failing.")
         .arg("no_copy", ArgType::kBool, false,
-             "Use the fed CPU memory as it is (kept alive until the pipeline no longer needs it) "
-             "instead of copying it.")
+             "Use the fed memory as it is, CPU or GPU (kept alive until the pipeline no longer "
+             "needs it; GPU data once the legacy default stream is synchronised) instead of "
+             "copying it.")
         .arg("repeat_last", ArgType::kBool, false,
              "feed_input() sources: an iteration without newly fed data repeats the last batch.")
         .source()
@@ -46,14 +47,15 @@ class ExternalSource : public Operator {
       const int ndim = spec.arg<int>("ndim");
       SLUICE_CHECK(ndim >= 0, InvalidArgument, "ndim must not be negative, got ", ndim);
       SLUICE_CHECK(layout_.empty() || static_cast<int>(layout_.size()) == ndim, InvalidArgument,
-                   "layout '", layout_, "' has ", layout_.size(),
-                   " dimensions but ndim=", ndim, " was declared");
+                   "layout '", layout_, "' has ", layout_.size(), " dimensions but ndim=", ndim,
+                   " was declared");
     }
   }
 
   void begin_iteration(BatchInfo& batch) override {
     auto it = batch.fed.find(spec_.name);
-    if (it == batch.fed.end() && repeat_last_ && last_) it = batch.fed.emplace(spec_.name, *last_).first;
+    if (it == batch.fed.end() && repeat_last_ && last_)
+      it = batch.fed.emplace(spec_.name, *last_).first;
     SLUICE_CHECK(it != batch.fed.end(), InvalidArgument,
                  "no data was fed for this iteration; give the operator a `source` or call "
                  "feed_input() before every run()");
@@ -71,11 +73,14 @@ class ExternalSource : public Operator {
   void run(Workspace& ws) override {
     const TensorList& data = ws.batch().fed.at(spec_.name);
     TensorList& out = ws.output(0);
+    // The fed batch was made (or borrowed) for this iteration: shared, not copied, unless a
+    // batch of equal shapes comes in pieces (consumers expect it in one).
+    const bool share = data.is_contiguous() || !uniform(data);
     if (spec_.device == OpDevice::kCPU) {
       SLUICE_CHECK(data.kind() != MemoryKind::kDevice, InvalidArgument,
                    "GPU data fed to a CPU external_source; use device='gpu'");
-      if (data.is_contiguous() || !uniform(data)) {
-        out = data;  // zero-copy: the fed batch was made (or borrowed) for this iteration
+      if (share) {
+        out = data;
       } else {
         // Samples of one shape fed from separate buffers (workers' shared memory, a list
         // borrowed with no_copy): one gather makes the batch a dense tensor, as DALI's is.
@@ -87,6 +92,9 @@ class ExternalSource : public Operator {
             },
             inline_below(data));
       }
+    } else if (share && data.kind() == MemoryKind::kDevice &&
+               data.device() == ws.context().device_id) {
+      out = data;
     } else {
       out.copy_from(data, ws.stream());
     }
@@ -113,8 +121,8 @@ class ExternalSource : public Operator {
                  InvalidArgument, "layout '", layout_, "' does not match ", data.sample_ndim(),
                  "-dimensional samples");
     SLUICE_CHECK(layout_.empty() || data.layout().empty() || data.layout() == layout_,
-                 InvalidArgument, "the data was fed with layout '", data.layout(),
-                 "' but layout='", layout_, "' was declared");
+                 InvalidArgument, "the data was fed with layout '", data.layout(), "' but layout='",
+                 layout_, "' was declared");
   }
 
   static bool uniform(const TensorList& t) {

@@ -23,11 +23,11 @@ class PasteGpu : public GpuOperator {
     const int n = in.num_samples();
     samples_.resize(n);
     std::vector<Shape> shapes(n);
-    int64_t max_elements = 0;
+    int64_t max_height = 0;
     for (int i = 0; i < n; ++i) {
       samples_[i] = paste_sample(ws, in, i);
       shapes[i] = Shape{samples_[i].out_height, samples_[i].out_width, samples_[i].channels};
-      max_elements = std::max(max_elements, volume(shapes[i]));
+      max_height = std::max(max_height, samples_[i].out_height);
     }
     out.resize(shapes, DType::kUInt8);
     out.set_layout("HWC");
@@ -41,7 +41,7 @@ class PasteGpu : public GpuOperator {
     std::memcpy(blob_.data() + sample_bytes, fill_.data(), fill_.size());
     auto* dev = static_cast<uint8_t*>(upload_->upload(blob_.data(), blob_.size(), ws.stream()));
     kernels::paste_gpu(reinterpret_cast<const kernels::PasteSample*>(dev), n, dev + sample_bytes,
-                       max_elements, ws.stream());
+                       max_height, ws.stream());
   }
 
  private:
