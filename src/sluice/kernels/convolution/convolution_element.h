@@ -48,18 +48,27 @@ SLUICE_HOST_DEVICE inline void convolve_element(const AxisPass& p, int64_t o, in
                                                 int64_t i) {
   const In* in = static_cast<const In*>(p.in) + o * p.extent * p.inner + i;
   float acc = 0;
-  // Away from the edges every tap is inside: no border rule to apply.
-  const int64_t first = x - p.anchor;
-  const bool interior = first >= 0 && first + p.size <= p.extent;
-  for (int k = 0; k < p.size; ++k) {
-    const int64_t xi = interior ? first + k : border_index(first + k, p.extent, p.border);
-    const float w = p.window[k];
-    if (xi < 0) {
-      acc = add_rn(acc, mul_rn(p.fill, w));
-    } else if constexpr (std::is_same_v<In, double>) {
-      acc = static_cast<float>(acc + tap(in[xi * p.inner], w));
+  auto add_tap = [&](In v, float w) {
+    if constexpr (std::is_same_v<In, double>) {
+      acc = static_cast<float>(acc + tap(v, w));
     } else {
-      acc = add_rn(acc, tap(in[xi * p.inner], w));
+      acc = add_rn(acc, tap(v, w));
+    }
+  };
+  const int64_t first = x - p.anchor;
+  if (first >= 0 && first + p.size <= p.extent) {
+    // Away from the edges every tap is inside: no border rule, a pointer steps along the axis.
+    const In* q = in + first * p.inner;
+    for (int k = 0; k < p.size; ++k, q += p.inner) add_tap(*q, p.window[k]);
+  } else {
+    for (int k = 0; k < p.size; ++k) {
+      const int64_t xi = border_index(first + k, p.extent, p.border);
+      const float w = p.window[k];
+      if (xi < 0) {
+        acc = add_rn(acc, mul_rn(p.fill, w));
+      } else {
+        add_tap(in[xi * p.inner], w);
+      }
     }
   }
   const int64_t at = (o * p.extent + x) * p.inner + i;

@@ -27,7 +27,19 @@ __global__ void reduce_kernel(ReduceOp op, const ReduceSampleGpu* samples, int g
     if (o < g.out_volume && g.reduced_volume > 0) {
       const In* base = in + reduce_base_offset(g, o);
       const float m = s.mean ? s.mean[o] : 0.0f;
-      for (int64_t r = lane; r < g.reduced_volume; r += group) {
+      // Eight loads are issued before they are combined (in the same order as one at a time):
+      // with one in flight per thread the loop waited on memory latency.
+      constexpr int kUnroll = 8;
+      int64_t r = lane;
+      for (; r + (kUnroll - 1) * int64_t{group} < g.reduced_volume; r += kUnroll * group) {
+        In v[kUnroll];
+#pragma unroll
+        for (int u = 0; u < kUnroll; ++u) v[u] = base[reduce_inner_offset(g, r + u * group)];
+#pragma unroll
+        for (int u = 0; u < kUnroll; ++u)
+          acc = reduce_combine(op, acc, reduce_pre<Acc>(op, v[u], m));
+      }
+      for (; r < g.reduced_volume; r += group) {
         acc = reduce_combine(op, acc, reduce_pre<Acc>(op, base[reduce_inner_offset(g, r)], m));
       }
     }
