@@ -267,3 +267,33 @@ def test_truncated_and_corrupt_files_name_the_file_and_the_fault(tmp_path):
         assert ours["error"] is not None, name
         for p in [name] + parts:
             assert p in ours["error"][1], (name, ours["error"][1])
+
+
+def test_per_sample_regions_trimmed_lists_and_version_2_files(tmp_path):
+    from sluice import fn, pipeline_def, types
+
+    a = array("int16", (3, 4, 5), 1)
+    np.save(tmp_path / "c.npy", a)
+    np.save(tmp_path / "f.npy", np.asfortranarray(a))
+
+    @pipeline_def(batch_size=2, num_threads=2, device_id=None, seed=4)
+    def p():
+        start = fn.random.uniform(range=[0, 2], dtype=types.INT32, shape=[3])
+        return fn.readers.numpy(files=[str(tmp_path / "c.npy"), str(tmp_path / "f.npy")],
+                                roi_start=start, roi_shape=[1, 2, 3]), start
+
+    out, start = p().run()
+    for i in range(2):
+        s = np.array(start.at(i))
+        np.testing.assert_array_equal(np.array(out.at(i)),
+                                      a[s[0]:s[0] + 1, s[1]:s[1] + 2, s[2]:s[2] + 3])
+
+    (tmp_path / "list.txt").write_text("  c.npy \r\n\n\tf.npy\n")
+    ours = read("numpy", {"file_list": str(tmp_path / "list.txt")}, 2)
+    for got in ours["outputs"][0][0]:
+        np.testing.assert_array_equal(got, a)
+
+    with open(tmp_path / "v2.npy", "wb") as f:
+        np.lib.format.write_array(f, a, version=(2, 0))
+    np.testing.assert_array_equal(read("numpy", {"files": [str(tmp_path / "v2.npy")]}, 1)
+                                  ["outputs"][0][0][0], a)
