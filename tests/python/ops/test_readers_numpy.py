@@ -189,6 +189,17 @@ def test_regions_of_interest_equal_dali(tmp_path, dtype):
         assert ours["error"] and text in ours["error"][1], (run[1], ours["error"])
 
 
+def test_padding_values_convert_as_dali(tmp_path):
+    runs = []
+    for dtype in ("bool", "uint8", "int32", "float16"):
+        np.save(tmp_path / f"{dtype}.npy", np.ones(2, dtype))
+        runs += [("numpy", {"files": [str(tmp_path / f"{dtype}.npy")], "roi_start": [-1],
+                            "roi_end": [3], "out_of_bounds_policy": "pad", "fill_value": v}, 1, 1)
+                 for v in (0.3, -5.0, 0.5, 2.5, 1e9, 65519.0)]
+    for run, ref in zip(runs, read_dali_all(runs, tmp_path)):
+        assert_same_outputs(read(*run[:3]), ref, str(run[1]))
+
+
 def test_a_region_reads_only_its_part_of_the_file(tmp_path):
     big = np.arange(256 * 256 * 16, dtype=np.float32).reshape(256, 256, 16)  # 4 MiB
     np.save(tmp_path / "big.npy", big)

@@ -147,6 +147,7 @@ class NumpyReader : public Reader {
       read_sample(*files_[i], headers_[i], regions_[i], out.raw_sample(i), scratch_[thread]);
       files_[i].reset();
     });
+    if (read_ahead()) sluice::read_ahead(dataset_, next_batch_indices());
   }
 
  private:
@@ -327,7 +328,7 @@ class NumpyReader : public Reader {
       using T = typename decltype(tag)::type;
       T v;
       if constexpr (std::is_same_v<T, bool>) {
-        v = fill_value_ != 0;
+        v = std::round(fill_value_) != 0;  // DALI's ConvertSat: -5 and 0.5 are true, 0.3 false
       } else if constexpr (std::is_same_v<T, bfloat16>) {
         v = T(fill_value_);
       } else {
