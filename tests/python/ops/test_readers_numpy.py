@@ -290,14 +290,16 @@ def test_per_sample_regions_trimmed_lists_and_version_2_files(tmp_path):
     @pipeline_def(batch_size=2, num_threads=2, device_id=None, seed=4)
     def p():
         start = fn.random.uniform(range=[0, 2], dtype=types.INT32, shape=[3])
-        return fn.readers.numpy(files=[str(tmp_path / "c.npy"), str(tmp_path / "f.npy")],
-                                roi_start=start, roi_shape=[1, 2, 3]), start
+        files = [str(tmp_path / "c.npy"), str(tmp_path / "f.npy")]
+        return (fn.readers.numpy(files=files, roi_start=start, roi_shape=[1, 2, 3]),
+                fn.readers.numpy(files=files, roi_start=start), start)
 
-    out, start = p().run()
+    out, whole_end, start = p().run()
     for i in range(2):
         s = np.array(start.at(i))
         np.testing.assert_array_equal(np.array(out.at(i)),
                                       a[s[0]:s[0] + 1, s[1]:s[1] + 2, s[2]:s[2] + 3])
+        np.testing.assert_array_equal(np.array(whole_end.at(i)), a[s[0]:, s[1]:, s[2]:])
 
     (tmp_path / "list.txt").write_text("  c.npy \r\n\n\tf.npy\n")
     ours = read("numpy", {"file_list": str(tmp_path / "list.txt")}, 2)

@@ -90,9 +90,10 @@ class NumpyReader : public Reader {
                  "shuffle_after_epoch and random_shuffle cannot be both true");
     SLUICE_CHECK(spec_.arg<bool>("dont_use_mmap") || !spec_.arg<bool>("use_o_direct"),
                  InvalidArgument, "Cannot use use_o_direct with ``dont_use_mmap=False``.");
+    auto given = [&](const char* a) { return spec_.has_arg(a) || spec_.arg_inputs.count(a) > 0; };
     int starts = 0, ends = 0;
-    for (const char* a : kStartArgs) starts += spec_.has_arg(a);
-    for (const char* a : kEndArgs) ends += spec_.has_arg(a);
+    for (const char* a : kStartArgs) starts += given(a);
+    for (const char* a : kEndArgs) ends += given(a);
     SLUICE_CHECK(starts <= 1, InvalidArgument,
                  "\"roi_start\" and \"rel_roi_start\" arguments are mutually exclusive");
     SLUICE_CHECK(ends <= 1, InvalidArgument,
