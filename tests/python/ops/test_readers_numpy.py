@@ -310,3 +310,19 @@ def test_per_sample_regions_trimmed_lists_and_version_2_files(tmp_path):
         np.lib.format.write_array(f, a, version=(2, 0))
     np.testing.assert_array_equal(read("numpy", {"files": [str(tmp_path / "v2.npy")]}, 1)
                                   ["outputs"][0][0][0], a)
+
+
+def test_entries_leaving_the_root_are_refused_unless_allowed(tmp_path):
+    root = tmp_path / "root"
+    (root / "sub").mkdir(parents=True)
+    np.save(root / "in.npy", np.array([1]))
+    np.save(tmp_path / "out.npy", np.array([2]))
+    (root / "sub" / "link.npy").symlink_to(tmp_path / "out.npy")
+    assert values(read("numpy", {"file_root": str(root)}, 1)) == [[1]]
+    allowed = read("numpy", {"file_root": str(root), "allow_paths_outside_root": True}, 2)
+    assert values(allowed) == [[1, 2]]
+    refused = read("numpy", {"file_root": str(root), "files": ["../out.npy"]}, 1)
+    assert refused["error"] and "../out.npy" in refused["error"][1]
+    (root / "list.txt").write_text("sub/link.npy\n")
+    refused = read("numpy", {"file_root": str(root), "file_list": str(root / "list.txt")}, 1)
+    assert refused["error"] and "sub/link.npy" in refused["error"][1]
