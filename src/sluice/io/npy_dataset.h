@@ -12,6 +12,8 @@
 // unless `allow_paths_outside_root`.
 // Errors: InvalidArgument for bad arguments and an empty dataset, IOError for a root or list that
 // cannot be read; messages name the root, list or entry.
+//
+// Thread safety: a pure function of its arguments and the file system.
 
 #include <string>
 #include <vector>

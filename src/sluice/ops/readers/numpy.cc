@@ -7,10 +7,10 @@
 #include <cstring>
 #include <limits>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <unordered_map>
 
+#include "sluice/core/mutex.h"
 #include "sluice/graph/schema_registry.h"
 #include "sluice/io/npy_dataset.h"
 #include "sluice/io/npy_file.h"
@@ -160,13 +160,13 @@ class NumpyReader : public Reader {
 
   NpyHeader header_of(int64_t index, const ReadableFile& file) {
     if (cache_headers_) {
-      std::lock_guard lock(cache_mutex_);
+      MutexLock lock(cache_mutex_);
       auto it = cache_.find(index);
       if (it != cache_.end()) return it->second;
     }
     NpyHeader h = read_npy_header(file);
     if (cache_headers_) {
-      std::lock_guard lock(cache_mutex_);
+      MutexLock lock(cache_mutex_);
       cache_.emplace(index, h);
     }
     return h;
@@ -344,8 +344,8 @@ class NumpyReader : public Reader {
   std::string policy_;
   float fill_value_ = 0;
   bool cache_headers_ = false;
-  std::mutex cache_mutex_;
-  std::unordered_map<int64_t, NpyHeader> cache_;
+  Mutex cache_mutex_;
+  std::unordered_map<int64_t, NpyHeader> cache_ SLUICE_GUARDED_BY(cache_mutex_);
   std::vector<NpyHeader> headers_;
   std::vector<std::unique_ptr<ReadableFile>> files_;
   std::vector<Region> regions_;
