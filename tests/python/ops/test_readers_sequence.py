@@ -93,3 +93,17 @@ def test_frames_of_different_sizes_and_corrupt_frames_name_the_file(tmp_path):
     (root / "a" / "002.png").write_bytes((root / "a" / "001.png").read_bytes()[:40])
     ours = read("sequence", {"file_root": str(root), "sequence_length": 3}, 1)
     assert ours["error"] is not None and "002.png" in ours["error"][1], ours["error"]
+
+
+def test_shuffled_epochs_hold_every_sequence_once(tmp_path):
+    """DALI's random_shuffle draws from a buffer (no per-epoch guarantee): Sluice's own rule."""
+    root = tmp_path / "frames"
+    make_streams(root, {"a": 4, "b": 3})
+    kwargs = {"file_root": str(root), "sequence_length": 1, "random_shuffle": True}
+    plain = read("sequence", {**kwargs, "random_shuffle": False}, 7)["outputs"][0][0]
+    keys = sorted(a.tobytes() for a in plain)
+    shuffled = read("sequence", kwargs, 7, iterations=3)["outputs"]
+    epochs = [[a.tobytes() for a in batch[0]] for batch in shuffled]
+    for e in epochs:
+        assert sorted(e) == keys
+    assert epochs[0] != epochs[1] or epochs[1] != epochs[2]
