@@ -3,6 +3,7 @@
 // gives them; the region is given in the output's (C-order) coordinates.
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -71,6 +72,15 @@ SLUICE_REGISTER_SCHEMA(add_reader_args(
         .arg("fill_value", ArgType::kFloat, 0.0, "Padding value for out_of_bounds_policy='pad'.")
         .alias("NumpyReader")));
 
+// DALI's names of the types, for its error messages.
+std::string dali_type_name(DType t) {
+  if (t == DType::kFloat32) return "float";
+  if (t == DType::kFloat64) return "double";
+  std::string name(dtype_name(t));  // "INT8", "UINT16", "FLOAT16", "BOOL"
+  for (char& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return name;
+}
+
 // A sample's region in output coordinates and the part of it inside the array.
 struct Region {
   Shape anchor, shape;        // the output window (may reach outside when padding)
@@ -137,8 +147,8 @@ class NumpyReader : public Reader {
       SLUICE_CHECK(h.dtype == h0.dtype, InvalidArgument,
                    "Inconsistent data: All samples in the batch must have the same data type. "
                    "Got \"",
-                   files_[0]->path(), "\" with data type ", dtype_name(h0.dtype), " and \"",
-                   files_[i]->path(), "\" with data type ", dtype_name(h.dtype));
+                   files_[0]->path(), "\" with data type ", dali_type_name(h0.dtype), " and \"",
+                   files_[i]->path(), "\" with data type ", dali_type_name(h.dtype));
       regions_[i] = region_of(ws, i, h.shape);
       shapes[i] = regions_[i].shape;
     }
