@@ -149,7 +149,11 @@ class NumpyReader : public Reader {
                    "Got \"",
                    files_[0]->path(), "\" with data type ", dali_type_name(h0.dtype), " and \"",
                    files_[i]->path(), "\" with data type ", dali_type_name(h.dtype));
-      regions_[i] = region_of(ws, i, h.shape);
+      try {
+        regions_[i] = region_of(ws, i, h.shape);
+      } catch (const Error&) {
+        rethrow_with_context(std::current_exception(), ws.sample_context(i));
+      }
       shapes[i] = regions_[i].shape;
     }
     TensorList& out = ws.output(0);
