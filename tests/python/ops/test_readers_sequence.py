@@ -43,7 +43,7 @@ def test_sequences_equal_dali(tmp_path):
     runs = [
         ("sequence", {**base, "sequence_length": 2}, 11, 1),
         ("sequence", {**base, "sequence_length": 3, "step": 2, "stride": 2}, 2, 2),
-        ("sequence", {**base, "sequence_length": 1}, 6, 2),
+        ("sequence", {**base, "sequence_length": 1, "read_ahead": True}, 6, 2),
         ("sequence", {**base, "sequence_length": 3, "image_type": "types.GRAY"}, 3, 1),
         ("sequence", {**base, "sequence_length": 2, "image_type": "types.BGR"}, 3, 1),
         ("sequence", {**base, "sequence_length": 2, "num_shards": 2, "shard_id": 1,

@@ -159,6 +159,9 @@ class SequenceReader : public Reader {
         }
       }
     });
+    if (read_ahead()) {
+      for (int64_t index : next_batch_indices()) sluice::read_ahead(sequences_[index]);
+    }
   }
 
  private:
