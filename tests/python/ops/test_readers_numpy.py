@@ -326,3 +326,24 @@ def test_entries_leaving_the_root_are_refused_unless_allowed(tmp_path):
     (root / "list.txt").write_text("sub/link.npy\n")
     refused = read("numpy", {"file_root": str(root), "file_list": str(root / "list.txt")}, 1)
     assert refused["error"] and "sub/link.npy" in refused["error"][1]
+
+
+def test_random_padded_regions_equal_numpy(tmp_path):
+    """Windows anywhere (inside, across the edges, outside) of 1- to 4-D arrays in both orders."""
+    rng = np.random.default_rng(11)
+    for case in range(24):
+        shape = tuple(int(d) for d in rng.integers(1, 6, rng.integers(1, 5)))
+        a = array("int32", shape, case)
+        name = tmp_path / f"{case}.npy"
+        np.save(name, np.asfortranarray(a) if case % 2 else a)
+        start = [int(rng.integers(-3, d + 2)) for d in shape]
+        size = [int(rng.integers(0, d + 4)) for d in shape]
+        out = read("numpy", {"files": [str(name)], "roi_start": start, "roi_shape": size,
+                             "out_of_bounds_policy": "pad", "fill_value": -1}, 1)
+        expected = np.full(size, -1, np.int32)
+        src = tuple(slice(max(s, 0), min(s + n, d)) for s, n, d in zip(start, size, shape))
+        dst = tuple(slice(max(s, 0) - s, max(min(s + n, d) - s, max(s, 0) - s))
+                    for s, n, d in zip(start, size, shape))
+        if all(x.stop > x.start for x in src):
+            expected[dst] = a[src]
+        np.testing.assert_array_equal(out["outputs"][0][0][0], expected, err_msg=f"{start} {size}")
