@@ -113,6 +113,23 @@ void ReadableFile::read_all(void* dst) const {
   }
 }
 
+void ReadableFile::read_at(uint64_t offset, void* dst, size_t n) const {
+  auto* out = static_cast<uint8_t*>(dst);
+  size_t done = 0;
+  while (done < n) {
+    ssize_t r = ::pread(fd_, out + done, n - done, static_cast<off_t>(offset + done));
+    if (r < 0) {
+      if (errno == EINTR) continue;
+      fail(path_, make_string("read failed at byte ", offset + done, ": ", errno_text(errno)));
+    }
+    if (r == 0) {
+      fail(path_, make_string("the file ends at byte ", offset + done, " but ", n - done,
+                              " more bytes were expected there (truncated?)"));
+    }
+    done += static_cast<size_t>(r);
+  }
+}
+
 size_t read_file(const std::string& path, std::vector<uint8_t>& out, size_t max_size) {
   ReadableFile file(path, max_size);
   out.resize(file.size());

@@ -44,6 +44,9 @@ class ReadableFile {
 
   // Reads the whole file (size() bytes) into dst, which must hold size() bytes.
   void read_all(void* dst) const;
+  // Reads `n` bytes at `offset` into dst (a part of the file, e.g. one region of an array);
+  // fails if the file ends before offset + n.
+  void read_at(uint64_t offset, void* dst, size_t n) const;
 
  private:
   std::string path_;
