@@ -2,6 +2,8 @@
 // Primitives of the functions that the kernels compile for the host (CPU references, emulation
 // tests) and for the device from one source, so that both sides run the same operations.
 
+#include <cstdint>
+#include <cstring>
 #include <type_traits>
 
 #include "sluice/core/float16.h"  // SLUICE_HOST_DEVICE
@@ -14,6 +16,17 @@
 #endif
 
 namespace sluice::kernels {
+
+// The float whose IEEE-754 bits are `bits`.
+SLUICE_HOST_DEVICE inline float uint_bits_as_float(uint32_t bits) {
+#if defined(__CUDA_ARCH__)
+  return __uint_as_float(bits);
+#else
+  float f;
+  std::memcpy(&f, &bits, sizeof f);
+  return f;
+#endif
+}
 
 // Read-only load (the non-coherent path on the device).
 template <typename T>

@@ -27,8 +27,14 @@ __global__ void warp_kernel(const WarpSample* __restrict__ samples) {
   int64_t p = int64_t{blockIdx.x} * kBlock * kItems + threadIdx.x;
   if (p >= pixels) return;
   int64_t y = p / s.out_w, x = p - y * s.out_w;
+  // 32-bit input offsets where they fit (64-bit integer arithmetic takes several instructions).
+  const bool small = s.in_h * s.in_w * s.channels < INT32_MAX;
   for (int it = 0; it < kItems && p < pixels; ++it, p += kBlock) {
-    warp_pixel<Out, In, kChannels>(s, m, y, x);
+    if (small) {
+      warp_pixel<Out, In, kChannels, int32_t>(s, m, y, x);
+    } else {
+      warp_pixel<Out, In, kChannels, int64_t>(s, m, y, x);
+    }
     x += kBlock;
     while (x >= s.out_w) {
       x -= s.out_w;
