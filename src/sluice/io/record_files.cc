@@ -1,9 +1,11 @@
 #include "sluice/io/record_files.h"
 
 #include <fcntl.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 
@@ -17,38 +19,83 @@ std::string errno_text(int err) {
   return strerror_r(err, buf, sizeof(buf));  // GNU: returns the message, maybe not `buf`
 }
 
-}  // namespace
-
-RecordFiles::~RecordFiles() {
-  for (int fd : fds_) ::close(fd);
+int open_regular(const std::string& path, int64_t* size) {
+  int fd;
+  do {
+    // O_NONBLOCK: a FIFO must not block the open; it is refused below.
+    fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+  } while (fd < 0 && errno == EINTR);
+  if (fd < 0) throw IOError(make_string("cannot read '", path, "': ", errno_text(errno)));
+  struct stat st;
+  const char* bad = nullptr;
+  int err = 0;
+  if (::fstat(fd, &st) != 0) {
+    err = errno;
+    bad = "fstat failed: ";
+  } else if (!S_ISREG(st.st_mode)) {
+    bad = "not a regular file";
+  }
+  if (bad != nullptr) {
+    ::close(fd);
+    throw IOError(make_string("cannot read '", path, "': ", bad, err ? errno_text(err) : ""));
+  }
+  if (size != nullptr) *size = static_cast<int64_t>(st.st_size);
+  return fd;
 }
 
-void RecordFiles::open(std::vector<std::string> paths) {
-  for (const std::string& p : paths) {
-    int fd;
-    do {
-      // O_NONBLOCK: a FIFO must not block the open; it is refused below.
-      fd = ::open(p.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-    } while (fd < 0 && errno == EINTR);
-    if (fd < 0) throw IOError(make_string("cannot read '", p, "': ", errno_text(errno)));
-    fds_.push_back(fd);
-    struct stat st;
-    if (::fstat(fd, &st) != 0) {
-      throw IOError(make_string("cannot read '", p, "': fstat failed: ", errno_text(errno)));
+}  // namespace
+
+struct RecordFiles::Fd {
+  int fd = -1;
+  ~Fd() {
+    if (fd >= 0) ::close(fd);  // errors on close of a read-only fd carry no information
+  }
+};
+
+RecordFiles::~RecordFiles() = default;
+
+void RecordFiles::open(std::vector<std::string> paths, size_t max_open) {
+  if (max_open == 0) {
+    struct rlimit rl;
+    rlim_t limit = ::getrlimit(RLIMIT_NOFILE, &rl) == 0 ? rl.rlim_cur : 1024;
+    max_open = static_cast<size_t>(std::clamp<rlim_t>(limit / 4, 16, 4096));
+  }
+  max_open_ = max_open;
+  MutexLock lock(mu_);  // uncontended: no read runs before open() returns
+  open_.assign(paths.size(), nullptr);
+  for (size_t f = 0; f < paths.size(); ++f) {
+    int64_t size = 0;
+    auto fd = std::make_shared<Fd>();
+    fd->fd = open_regular(paths[f], &size);
+    sizes_.push_back(size);
+    if (opened_.size() < max_open_) {  // keep the first ones open, the others are opened later
+      open_[f] = std::move(fd);
+      opened_.push_back(f);
     }
-    if (!S_ISREG(st.st_mode)) {
-      throw IOError(make_string("cannot read '", p, "': not a regular file"));
-    }
-    sizes_.push_back(static_cast<int64_t>(st.st_size));
   }
   paths_ = std::move(paths);
 }
 
+std::shared_ptr<RecordFiles::Fd> RecordFiles::fd(size_t file) const {
+  MutexLock lock(mu_);
+  if (open_[file]) return open_[file];
+  if (opened_.size() >= max_open_) {  // the oldest closes when its last read ends
+    open_[opened_.front()].reset();
+    opened_.erase(opened_.begin());
+  }
+  auto fd = std::make_shared<Fd>();
+  fd->fd = open_regular(paths_[file], nullptr);
+  open_[file] = fd;
+  opened_.push_back(file);
+  return fd;
+}
+
 void RecordFiles::read(size_t file, int64_t offset, int64_t n, void* dst) const {
+  std::shared_ptr<Fd> h = fd(file);
   auto* out = static_cast<uint8_t*>(dst);
   int64_t done = 0;
   while (done < n) {
-    ssize_t r = ::pread(fds_[file], out + done, static_cast<size_t>(n - done),
+    ssize_t r = ::pread(h->fd, out + done, static_cast<size_t>(n - done),
                         static_cast<off_t>(offset + done));
     if (r < 0) {
       if (errno == EINTR) continue;
@@ -65,8 +112,12 @@ void RecordFiles::read(size_t file, int64_t offset, int64_t n, void* dst) const 
 }
 
 void RecordFiles::read_ahead(size_t file, int64_t offset, int64_t n) const noexcept {
-  (void)::posix_fadvise(fds_[file], static_cast<off_t>(offset), static_cast<off_t>(n),
-                        POSIX_FADV_WILLNEED);
+  try {
+    std::shared_ptr<Fd> h = fd(file);
+    (void)::posix_fadvise(h->fd, static_cast<off_t>(offset), static_cast<off_t>(n),
+                          POSIX_FADV_WILLNEED);
+  } catch (...) {  // the real read reports the error
+  }
 }
 
 }  // namespace sluice
