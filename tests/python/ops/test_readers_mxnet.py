@@ -4,6 +4,7 @@ DALI's order, shuffled as a permutation per epoch; bad files as named errors."""
 
 import pathlib
 import struct
+import subprocess
 import sys
 
 import numpy as np
@@ -142,3 +143,19 @@ def test_a_header_cut_by_the_writer_is_joined(tmp_path):
     data, label = read_pipe([str(p)], [str(idx)]).run()
     assert bytes(np.asarray(data.at(0))) == b"xyz"
     np.testing.assert_array_equal(label.at(0), [4.0])
+
+
+def test_index_tool_writes_mxnets_index(tmp_path):
+    p = tmp_path / "t.rec"
+    lines = write_recordio(p, None, [item(k) for k in range(9)])  # parts in records 1 and 5
+    idx = tmp_path / "t.idx"
+    tool = [sys.executable, "-m", "sluice.tools.rec2idx"]
+    subprocess.run(tool + [str(p), str(idx)], check=True)
+    assert idx.read_text() == "".join(lines)
+    data, label = read_pipe([str(p)], [str(idx)], batch_size=9).run()
+    assert [bytes(np.asarray(data.at(k))) for k in range(9)] == [item(k)[1] for k in range(9)]
+    # A truncated file: an error naming the offset, and no index left behind.
+    p.write_bytes(p.read_bytes()[:-10])
+    cut = tmp_path / "cut.idx"
+    run = subprocess.run(tool + [str(p), str(cut)], capture_output=True, text=True)
+    assert run.returncode == 1 and "truncated" in run.stderr and not cut.exists()
