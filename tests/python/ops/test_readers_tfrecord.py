@@ -260,3 +260,26 @@ def test_index_tool_writes_what_dalis_writes(tmp_path):
                           str(tmp_path / "cut.idx")], capture_output=True, text=True)
     assert run.returncode == 1 and "runs past the end" in run.stderr
     assert not (tmp_path / "cut.idx").exists()
+
+
+def test_photos_decode_as_read_from_their_files(tmp_path, shared_data):
+    photos = sorted((shared_data / "photos").glob("*.jpg"))[:3]
+    p = tmp_path / "photos.tfrecord"
+    write_tfrecord(p, [{"image/encoded": f.read_bytes(), "image/class/label": [k]}
+                       for k, f in enumerate(photos)])
+    i = tmp_path / "photos.idx"
+    subprocess.run([sys.executable, "-m", "sluice.tools.tfrecord2idx", str(p), str(i)], check=True)
+
+    @pipeline_def(batch_size=3, num_threads=2, device_id=None)
+    def pipe():
+        o = fn.readers.tfrecord(path=str(p), index_path=str(i), features={
+            "image/encoded": sltf.FixedLenFeature((), sltf.string, ""),
+            "image/class/label": sltf.FixedLenFeature([1], sltf.int64, -1)})
+        files, _ = fn.readers.file(files=[str(f) for f in photos])
+        return (fn.decoders.image(o["image/encoded"]), fn.decoders.image(files),
+                o["image/class/label"])
+
+    ours, ref, labels = pipe().run()
+    for k in range(3):
+        np.testing.assert_array_equal(ours.at(k), ref.at(k))
+        assert int(labels.at(k)[0]) == k

@@ -95,8 +95,13 @@ class TFRecordReader : public Reader {
     SLUICE_CHECK(!names.empty() && names.size() == decls.size(), InvalidArgument,
                  "readers.tfrecord: `feature_names` and `features` must be non-empty and of the "
                  "same length (pass `features` as a dict through the Python API)");
-    for (size_t i = 0; i < names.size(); ++i)
+    for (size_t i = 0; i < names.size(); ++i) {
+      for (size_t j = 0; j < i; ++j) {
+        SLUICE_CHECK(names[j] != names[i], InvalidArgument, "readers.tfrecord: feature '", names[i],
+                     "' is named twice");
+      }
       specs_.push_back(parse_feature_spec(names[i], decls[i]));
+    }
     parser_ = std::make_unique<ExampleParser>(names);
     check_crc_ = spec_.arg<bool>("check_crc");
 
