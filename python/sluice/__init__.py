@@ -30,6 +30,9 @@ for _name, _cls in (("python_function", "PythonFunction"),
                     ("torch_python_function", "TorchPythonFunction")):
     setattr(fn, _name, getattr(_python_function, _name))
     setattr(ops, _cls, getattr(_python_function, _cls))
+from sluice import tfrecord  # noqa: E402
+
+tfrecord.install(fn, ops)
 types.BatchInfo = BatchInfo
 types.SampleInfo = SampleInfo
 

@@ -25,8 +25,14 @@ def _arg_type(s, name):
     return next(a["type"] for a in s["args"] if a["name"] == name)
 
 
+# DALI's class names that capitalising the words does not give.
+_CLASS_NAMES = {"tfrecord": "TFRecord", "mxnet": "MXNet"}
+
+
 def camel(name):
     """'image_random_crop' -> 'ImageRandomCrop'."""
+    if name in _CLASS_NAMES:
+        return _CLASS_NAMES[name]
     return "".join(p[:1].upper() + p[1:] for p in name.split("_"))
 
 
@@ -84,6 +90,8 @@ class OpInstance:
             if not n:
                 raise ValueError(f"operator '{self.type}': argument '{s['num_outputs_arg']}' "
                                  "must not be empty")
+            n = len(n)
+        if isinstance(n, list):  # one output per name (readers.tfrecord's feature_names)
             n = len(n)
         n = s["num_outputs"] if n is None else n
         if s.get("output_per_input_beyond", -1) >= 0:

@@ -36,6 +36,10 @@ def _main(argv):
 
     bench.add_parser(sub)
     make_dataset.add_parser(sub)
+    from sluice.tools import rec2idx, tfrecord2idx
+
+    tfrecord2idx.add_parser(sub)
+    rec2idx.add_parser(sub)
     sub.add_parser("info", help="build information and the list of operators",
                    description="Prints the version, CUDA and nvJPEG support of this build and "
                    "the operators it has.").set_defaults(func=_info)

@@ -26,7 +26,8 @@
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 
-all_targets=(fuzz_image fuzz_jpeg_structure fuzz_file_list fuzz_pipeline_json fuzz_npy_header)
+all_targets=(fuzz_image fuzz_jpeg_structure fuzz_file_list fuzz_pipeline_json
+  fuzz_npy_header fuzz_tfrecord fuzz_recordio)
 mode=""
 seconds=0
 jobs=1
@@ -102,6 +103,8 @@ max_len() {
     fuzz_file_list) echo 16384 ;;
     fuzz_pipeline_json) echo 16384 ;;
     fuzz_npy_header) echo 65536 ;;
+    fuzz_tfrecord) echo 16384 ;;
+    fuzz_recordio) echo 16384 ;;
   esac
 }
 
