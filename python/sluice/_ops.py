@@ -79,7 +79,8 @@ class OpInstance:
             )
         self.device = device
         n = self.args.get(s["num_outputs_arg"]) if s["num_outputs_arg"] else None
-        if n is not None and _arg_type(s, s["num_outputs_arg"]) == "int or list of int":
+        if n is not None and _arg_type(s, s["num_outputs_arg"]) in (
+            "int or list of int", "str or list of str"):
             n = n if isinstance(n, list) else [n]  # one output per element (element_extract)
             if not n:
                 raise ValueError(f"operator '{self.type}': argument '{s['num_outputs_arg']}' "

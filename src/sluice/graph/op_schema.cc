@@ -215,6 +215,11 @@ int OpSchema::num_outputs(const ArgMap& args, int num_inputs) const {
       SLUICE_CHECK(!list->empty(), InvalidArgument, "operator '", name_, "': argument '",
                    num_outputs_arg_, "' must not be empty");
       n = static_cast<int>(list->size());
+    } else if (const auto* names = std::get_if<std::vector<std::string>>(&it->second)) {
+      // A list of strings gives one output per element (readers.webdataset's ext).
+      SLUICE_CHECK(!names->empty(), InvalidArgument, "operator '", name_, "': argument '",
+                   num_outputs_arg_, "' must not be empty");
+      n = static_cast<int>(names->size());
     } else {
       n = static_cast<int>(std::get<int64_t>(it->second));
     }
