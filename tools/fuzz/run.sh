@@ -25,7 +25,7 @@
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 
-all_targets=(fuzz_image fuzz_jpeg_structure fuzz_file_list fuzz_pipeline_json)
+all_targets=(fuzz_image fuzz_jpeg_structure fuzz_file_list fuzz_pipeline_json fuzz_tar_index)
 mode=""
 seconds=0
 jobs=1
@@ -100,6 +100,7 @@ max_len() {
     fuzz_jpeg_structure) echo 262144 ;;
     fuzz_file_list) echo 16384 ;;
     fuzz_pipeline_json) echo 16384 ;;
+    fuzz_tar_index) echo 65536 ;;
   esac
 }
 
