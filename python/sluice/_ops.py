@@ -94,7 +94,7 @@ class OpInstance:
             n += bool(self.args.get(name, spec["default"]))
         for name, value in s.get("output_unless_args", []):
             spec = next(a for a in s["args"] if a["name"] == name)
-            n += self.args.get(name, spec["default"]) != value
+            n += str(self.args.get(name, spec["default"])) != value
         out_device = "cpu" if device == "cpu" else "gpu"
         self.outputs = [DataNode(f"{self.name}[{i}]", out_device, self) for i in range(n)]
         if current is not None:

@@ -239,7 +239,9 @@ int OpSchema::num_outputs(const ArgMap& args, int num_inputs) const {
     const ArgValue* v = it != args.end()        ? &it->second
                         : a && a->default_value ? &*a->default_value
                                                 : nullptr;
-    if (!v || std::get<std::string>(*v) != value) ++n;
+    // An integer argument compares in decimal (readers.caffe2's label_type).
+    const auto* i = v ? std::get_if<int64_t>(v) : nullptr;
+    if (!v || (i ? std::to_string(*i) : std::get<std::string>(*v)) != value) ++n;
   }
   return n;
 }

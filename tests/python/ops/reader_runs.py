@@ -71,6 +71,34 @@ def run_dali(reader, kwargs, batch_size, iterations, tmp_path, dtype_args=(), se
                 for t in range(shape[0])]
 
 
+def assert_runs_equal(ours, ref):
+    """The same outputs, sample for sample, dtypes included."""
+    assert len(ours) == len(ref)
+    for t, (a_outs, b_outs) in enumerate(zip(ours, ref)):
+        assert len(a_outs) == len(b_outs), f"iteration {t}: number of outputs"
+        for o, (a, b) in enumerate(zip(a_outs, b_outs)):
+            assert len(a) == len(b), f"iteration {t} output {o}"
+            for i, (x, y) in enumerate(zip(a, b)):
+                assert x.dtype == y.dtype, f"iteration {t} output {o} sample {i}"
+                np.testing.assert_array_equal(x, y, err_msg=f"iteration {t} output {o} sample {i}")
+
+
+def compare_with_dali(reader, tmp_path, kwargs, batch_size, iterations, dtype_args=(),
+                      last_valid=None):
+    """Sluice's and DALI's outputs over `iterations` are equal; returns Sluice's. Without
+    pad_last_batch, DALI fills a shard's last batch from the samples after the shard and goes on
+    from there in the next epoch; Sluice fills it from the start of the shard and starts the next
+    epoch over (see COMPATIBILITY.md): such runs compare one epoch, and `last_valid` samples of its
+    last batch."""
+    ours = run_sluice(reader, kwargs, batch_size, iterations, dtype_args)
+    ref = run_dali(reader, kwargs, batch_size, iterations, tmp_path, dtype_args)
+    if last_valid is not None:
+        for runs in (ours, ref):
+            runs[-1] = [samples[:last_valid] for samples in runs[-1]]
+    assert_runs_equal(ours, ref)
+    return ours
+
+
 def _main(spec_path, out_path):
     from nvidia.dali import fn, pipeline_def, types
 

@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from dali_reference import dali_python
-from reader_runs import run_dali, run_sluice
+from reader_runs import assert_runs_equal, compare_with_dali, run_dali, run_sluice
 from sluice import fn, pipeline_def
 from sluice.tools import wds2idx
 
@@ -64,29 +64,9 @@ def write_shards(root, sizes, long_names=False, fmt=tarfile.GNU_FORMAT):
     return tars, idxs
 
 
-def assert_runs_equal(ours, ref):
-    assert len(ours) == len(ref)
-    for t, (a_outs, b_outs) in enumerate(zip(ours, ref)):
-        assert len(a_outs) == len(b_outs)
-        for o, (a, b) in enumerate(zip(a_outs, b_outs)):
-            assert len(a) == len(b), f"iteration {t} output {o}"
-            for i, (x, y) in enumerate(zip(a, b)):
-                assert x.dtype == y.dtype, f"iteration {t} output {o} sample {i}"
-                np.testing.assert_array_equal(x, y, err_msg=f"iteration {t} output {o} sample {i}")
-
-
 def compare(tmp_path, kwargs, batch_size, iterations, dtype_args=("dtypes",), last_valid=None):
-    """Sluice's and DALI's outputs over `iterations`. Without pad_last_batch, DALI fills a
-    shard's last batch from the samples after the shard and goes on from there in the next epoch;
-    Sluice fills it from the start of the shard and starts the next epoch over (see
-    COMPATIBILITY.md): such runs compare one epoch, and `last_valid` samples of its last batch."""
-    ours = run_sluice("webdataset", kwargs, batch_size, iterations, dtype_args)
-    ref = run_dali("webdataset", kwargs, batch_size, iterations, tmp_path, dtype_args)
-    if last_valid is not None:
-        for runs in (ours, ref):
-            runs[-1] = [samples[:last_valid] for samples in runs[-1]]
-    assert_runs_equal(ours, ref)
-    return ours
+    return compare_with_dali("webdataset", tmp_path, kwargs, batch_size, iterations, dtype_args,
+                             last_valid)
 
 
 @pytest.fixture
