@@ -25,7 +25,8 @@
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 
-all_targets=(fuzz_image fuzz_jpeg_structure fuzz_file_list fuzz_pipeline_json fuzz_tar_index)
+all_targets=(fuzz_image fuzz_jpeg_structure fuzz_file_list fuzz_pipeline_json fuzz_tar_index
+  fuzz_lmdb_records)
 mode=""
 seconds=0
 jobs=1
@@ -101,6 +102,7 @@ max_len() {
     fuzz_file_list) echo 16384 ;;
     fuzz_pipeline_json) echo 16384 ;;
     fuzz_tar_index) echo 65536 ;;
+    fuzz_lmdb_records) echo 65536 ;;
   esac
 }
 
