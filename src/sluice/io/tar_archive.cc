@@ -224,4 +224,9 @@ void PreadFile::read_exact(int64_t offset, void* dst, size_t n, const std::strin
   }
 }
 
+void PreadFile::advise(int64_t offset, int64_t n) const noexcept {
+  (void)::posix_fadvise(fd_, static_cast<off_t>(offset), static_cast<off_t>(n),
+                        POSIX_FADV_WILLNEED);
+}
+
 }  // namespace sluice

@@ -55,6 +55,8 @@ class PreadFile {
   size_t read_at(int64_t offset, void* dst, size_t n) const;
   // Exactly `n` bytes at `offset`, or an IOError naming the file, the offset and `what`.
   void read_exact(int64_t offset, void* dst, size_t n, const std::string& what) const;
+  // Asks the kernel to read [offset, offset + n) ahead (posix_fadvise WILLNEED); errors ignored.
+  void advise(int64_t offset, int64_t n) const noexcept;
 
  private:
   std::string path_;

@@ -32,6 +32,7 @@ WebDatasetCatalog::WebDatasetCatalog(WdsCatalogOptions options) : options_(std::
   for (size_t s = 0; s < o.paths.size(); ++s) {
     int64_t n = 0;
     if (header_is_count) {
+      PreadFile check(o.paths[s]);  // a missing tar fails now, not in the middle of an epoch
       n = index_count(o.index_paths[s]);
     } else {
       auto shard = load(static_cast<int>(s));
@@ -137,6 +138,16 @@ std::string WebDatasetCatalog::source(const Sample& s) const {
 void WebDatasetCatalog::read(const Sample& s, const WdsComponent& c, void* dst) const {
   s.shard->file->read_exact(c.offset, dst, static_cast<size_t>(c.size),
                             make_string("member '", c.filename.empty() ? c.ext : c.filename, "'"));
+}
+
+void WebDatasetCatalog::read_ahead(int64_t index) const noexcept {
+  try {
+    const Sample s = locate(index);
+    for (int o = 0; o < num_outputs(); ++o) {
+      if (const WdsComponent* c = s.component(o)) s.shard->file->advise(c->offset, c->size);
+    }
+  } catch (...) {  // a hint only: the read reports the error
+  }
 }
 
 int64_t WebDatasetCatalog::loads() const {

@@ -3,7 +3,8 @@
 //
 // With index files and missing_component_behavior "empty", only each index's first line is read
 // when the catalog is made (its sample count); a shard's index is parsed, and its tar opened, the
-// first time one of its samples is asked for. Without an index a shard's tar is scanned, and with
+// first time one of its samples is asked for (each tar is only checked to be a readable regular
+// file up front). Without an index a shard's tar is scanned, and with
 // "skip" or "error" its index is parsed, at once, since the count depends on it. Loaded shards
 // are kept in a small cache (least recently used out); a sample keeps its shard alive while used.
 //
@@ -55,6 +56,8 @@ class WebDatasetCatalog {
   std::string source(const Sample& s) const;
   // Reads the component's bytes into dst (IOError naming the shard and offset if it is short).
   void read(const Sample& s, const WdsComponent& c, void* dst) const;
+  // Asks the kernel to read the sample's components ahead (loads its shard; errors ignored).
+  void read_ahead(int64_t index) const noexcept;
   // Shards loaded so far (for tests of lazy loading).
   int64_t loads() const;
 

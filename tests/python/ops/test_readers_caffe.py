@@ -16,6 +16,17 @@ from sluice import fn, pipeline_def
 pytestmark = pytest.mark.skipif(rec.LIB is None, reason="liblmdb not found")
 
 
+@pytest.fixture(autouse=True, scope="module")
+def _sluice_has_lmdb(tmp_path_factory):
+    db = rec.write_lmdb(tmp_path_factory.mktemp("probe") / "db", [(b"k", rec.datum(data=b"x"))])
+    try:
+        run_sluice("caffe", {"path": db}, 1, 1)
+    except Exception as e:  # noqa: BLE001 - only the missing library skips
+        if "no LMDB support" in str(e):
+            pytest.skip("this build of Sluice has no LMDB support (liblmdb-dev)")
+        raise
+
+
 def jpeg(k):
     from PIL import Image
 

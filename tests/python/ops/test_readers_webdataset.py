@@ -143,6 +143,15 @@ def test_shuffled_epochs_hold_every_sample_once_as_dali(tmp_path, shards):
     assert_runs_equal(ours, again)
 
 
+def test_read_ahead_and_other_common_arguments_keep_the_order(tmp_path, shards):
+    tars, idxs = shards
+    kwargs = {"paths": tars, "index_paths": idxs, "ext": ["jpg;png;JPG"], "pad_last_batch": True}
+    plain = run_sluice("webdataset", kwargs, 4, 8)
+    hinted = run_sluice("webdataset", {**kwargs, "read_ahead": True, "dont_use_mmap": True,
+                                       "skip_cached_images": True, "initial_fill": 10}, 4, 8)
+    assert_runs_equal(plain, hinted)
+
+
 def test_shuffle_after_epoch_and_reader_meta(shards):
     tars, idxs = shards
 
@@ -207,6 +216,9 @@ def test_truncated_and_corrupted_shards_give_named_errors(tmp_path, shards):
         build_and_run(paths=[tars[0]], index_paths=[str(tmp_path / "bad.idx")], ext=["jpg"])
     with pytest.raises(Exception, match=r"sample .*no component for output 1"):
         build_and_run(paths=tars, ext=["jpg;png;JPG", "cls"], missing_component_behavior="error")
+    with pytest.raises(Exception, match=r"cannot open .*gone\.tar"):
+        build_and_run(paths=[tars[0], str(tmp_path / "gone.tar")], index_paths=idxs[:2],
+                      ext=["jpg"])
     with pytest.raises(Exception, match="missing_component_behavior"):
         build_and_run(paths=tars, ext=["jpg"], missing_component_behavior="drop")
     with pytest.raises(Exception, match="multiple of the size of FLOAT64"):

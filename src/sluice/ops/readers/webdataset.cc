@@ -93,6 +93,9 @@ class WebdatasetReader : public Reader {
         }
       }
     });
+    if (read_ahead()) {
+      for (int64_t index : next_batch_indices()) catalog_->read_ahead(index);
+    }
   }
 
  private:
