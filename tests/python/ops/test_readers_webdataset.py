@@ -186,6 +186,29 @@ def test_index_tool_writes_what_dali_wds2idx_writes(tmp_path, shards):
     assert out.read_text() == open(idxs[0]).read()
 
 
+def test_many_shards_are_indexed_lazily(tmp_path):
+    sizes = [1 + s % 3 for s in range(60)]
+    tars, idxs = write_shards(tmp_path, sizes)
+    total = sum(sizes)
+    # Only the first line of an index is read before one of its shard's samples is: a bad body
+    # in the last shard's index shows when that shard is reached, not when the pipeline is built.
+    lines = open(idxs[-1]).read().splitlines()
+    with open(idxs[-1], "w") as f:
+        f.write("\n".join(lines[:1] + ["jpg 100 3 not-a-block"] * (len(lines) - 1)) + "\n")
+
+    @pipeline_def(batch_size=total - sizes[-1], num_threads=2, device_id=None)
+    def pipe():
+        return fn.readers.webdataset(paths=tars, index_paths=idxs, ext=["cls"], name="r")
+
+    p = pipe()
+    p.build()
+    assert p.reader_meta("r")["epoch_size"] == total
+    (labels,) = p.run()
+    assert [int(bytes(np.asarray(labels.at(i))) or b"-1") for i in range(3)] == [0, 1, -1]
+    with pytest.raises(Exception, match=r"shard59\.idx.* line 1.*multiple of 512"):
+        p.run()
+
+
 def build_and_run(**kwargs):
     @pipeline_def(batch_size=2, num_threads=1, device_id=None)
     def pipe():
