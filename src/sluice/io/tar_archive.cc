@@ -8,7 +8,6 @@
 #include <cstring>
 #include <optional>
 #include <string_view>
-#include <vector>
 
 #include "sluice/core/error.h"
 

@@ -78,8 +78,8 @@ def shards(tmp_path):
 @pytest.mark.parametrize("pad,iterations", [(False, 4), (True, 8)])
 def test_unshuffled_order_and_outputs_match_dali(tmp_path, shards, with_index, pad, iterations):
     tars, idxs = shards
-    kwargs = {"paths": tars, "ext": ["jpg;png", "cls", "f32"], "dtypes": ["UINT8", "UINT8", "FLOAT"],
-              "pad_last_batch": pad}
+    kwargs = {"paths": tars, "ext": ["jpg;png", "cls", "f32"],
+              "dtypes": ["UINT8", "UINT8", "FLOAT"], "pad_last_batch": pad}
     if with_index:
         kwargs["index_paths"] = idxs
     compare(tmp_path, kwargs, 4, iterations)
