@@ -23,11 +23,14 @@ def _convert(types, kwargs, dtype_args):
 
 
 def _run(fn, types, pipeline_def, reader, kwargs, dtype_args, batch_size, iterations, seed,
-         num_threads):
+         num_threads, source_info=False):
     @pipeline_def(batch_size=batch_size, num_threads=num_threads, device_id=None, seed=seed)
     def pipe():
         outs = getattr(fn.readers, reader)(**_convert(types, kwargs, dtype_args))
-        return tuple(outs) if isinstance(outs, (list, tuple)) else outs
+        outs = tuple(outs) if isinstance(outs, (list, tuple)) else (outs,)
+        if source_info:
+            outs += (fn.get_property(outs[0], key="source_info"),)
+        return outs
 
     p = pipe()
     p.build()
@@ -39,15 +42,17 @@ def _run(fn, types, pipeline_def, reader, kwargs, dtype_args, batch_size, iterat
     return runs
 
 
-def run_sluice(reader, kwargs, batch_size, iterations, dtype_args=(), seed=1, num_threads=2):
+def run_sluice(reader, kwargs, batch_size, iterations, dtype_args=(), seed=1, num_threads=2,
+               source_info=False):
+    """With `source_info`, the first output's source_info (get_property) is one more output."""
     from sluice import fn, pipeline_def, types
 
     return _run(fn, types, pipeline_def, reader, kwargs, dtype_args, batch_size, iterations, seed,
-                num_threads)
+                num_threads, source_info)
 
 
 def run_dali(reader, kwargs, batch_size, iterations, tmp_path, dtype_args=(), seed=1,
-             num_threads=2):
+             num_threads=2, source_info=False):
     """As run_sluice() on DALI; skips the calling test when DALI's venv is absent."""
     import pytest
 
@@ -61,7 +66,7 @@ def run_dali(reader, kwargs, batch_size, iterations, tmp_path, dtype_args=(), se
     out = tmp_path / "reader_out.npz"
     spec.write_text(json.dumps({"reader": reader, "kwargs": kwargs, "dtype_args": list(dtype_args),
                                 "batch_size": batch_size, "iterations": iterations, "seed": seed,
-                                "num_threads": num_threads}))
+                                "num_threads": num_threads, "source_info": source_info}))
     run = subprocess.run([str(python), __file__, str(spec), str(out)], capture_output=True,
                          text=True, timeout=300)
     assert run.returncode == 0, f"DALI failed:\n{run.stderr[-3000:]}"
@@ -84,14 +89,16 @@ def assert_runs_equal(ours, ref):
 
 
 def compare_with_dali(reader, tmp_path, kwargs, batch_size, iterations, dtype_args=(),
-                      last_valid=None):
+                      last_valid=None, source_info=False):
     """Sluice's and DALI's outputs over `iterations` are equal; returns Sluice's. Without
     pad_last_batch, DALI fills a shard's last batch from the samples after the shard and goes on
     from there in the next epoch; Sluice fills it from the start of the shard and starts the next
     epoch over (see COMPATIBILITY.md): such runs compare one epoch, and `last_valid` samples of its
     last batch."""
-    ours = run_sluice(reader, kwargs, batch_size, iterations, dtype_args)
-    ref = run_dali(reader, kwargs, batch_size, iterations, tmp_path, dtype_args)
+    ours = run_sluice(reader, kwargs, batch_size, iterations, dtype_args,
+                      source_info=source_info)
+    ref = run_dali(reader, kwargs, batch_size, iterations, tmp_path, dtype_args,
+                   source_info=source_info)
     if last_valid is not None:
         for runs in (ours, ref):
             runs[-1] = [samples[:last_valid] for samples in runs[-1]]
@@ -105,7 +112,7 @@ def _main(spec_path, out_path):
     with open(spec_path) as f:
         s = json.load(f)
     runs = _run(fn, types, pipeline_def, s["reader"], s["kwargs"], s["dtype_args"],
-                s["batch_size"], s["iterations"], s["seed"], s["num_threads"])
+                s["batch_size"], s["iterations"], s["seed"], s["num_threads"], s["source_info"])
     arrays = {f"{t}_{o}_{i}": a for t, outs in enumerate(runs) for o, samples in enumerate(outs)
               for i, a in enumerate(samples)}
     np.savez(out_path, shape=np.array([len(runs), len(runs[0]), len(runs[0][0])]), **arrays)

@@ -66,6 +66,14 @@ def test_caffe_sharded_matches_dali(tmp_path, caffe_dbs, num_shards, shard_id):
                                           "shard_id": shard_id, "pad_last_batch": True}, 2, 6)
 
 
+def test_source_info_names_database_and_key_as_dali(tmp_path, caffe_dbs):
+    runs = compare_with_dali("caffe", tmp_path, {"path": caffe_dbs, "pad_last_batch": True}, 4, 2,
+                             source_info=True)
+    assert bytes(runs[0][2][1]).decode() == f"{caffe_dbs[0]} at key 00007"
+    path = caffe2_db(caffe_dbs[0] + "_c2", 3, label=int_label)
+    compare_with_dali("caffe2", tmp_path, {"path": path}, 3, 1, source_info=True)
+
+
 def test_caffe_raw_images_and_single_outputs_match_dali(tmp_path, caffe_dbs):
     raw = caffe_db(tmp_path / "raw", 4, raw=True)
     (images, labels), = compare_with_dali("caffe", tmp_path, {"path": raw}, 4, 1)

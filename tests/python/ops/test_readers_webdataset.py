@@ -106,6 +106,17 @@ def test_missing_components_and_case_insensitive_extensions(tmp_path, shards, po
         compare(tmp_path, kwargs, 5, 3)
 
 
+def test_source_info_names_tar_offset_and_member_as_dali(tmp_path, shards):
+    tars, idxs = shards
+    kwargs = {"paths": tars, "index_paths": idxs, "ext": ["jpg;png;JPG", "cls"],
+              "pad_last_batch": True}
+    runs = compare_with_dali("webdataset", tmp_path, kwargs, 5, 3, source_info=True)
+    tar, offset, member = bytes(runs[0][2][1]).decode().rsplit(":", 2)
+    assert (tar, member) == (tars[0], "s0001.jpg")
+    image = runs[0][0][1].tobytes()
+    assert open(tar, "rb").read()[int(offset):int(offset) + len(image)] == image
+
+
 def test_dtypes_reinterpret_the_component_bytes(tmp_path, shards):
     tars, idxs = shards
     (f32, as_i16), = compare(tmp_path, {"paths": tars, "index_paths": idxs, "ext": ["f32", "f32"],
