@@ -117,6 +117,19 @@ def test_source_info_names_tar_offset_and_member_as_dali(tmp_path, shards):
     assert open(tar, "rb").read()[int(offset):int(offset) + len(image)] == image
 
 
+def test_v11_indexes_without_member_names(tmp_path, shards):
+    tars, idxs = shards
+    old = []
+    for k, idx in enumerate(idxs):
+        lines = open(idx).read().splitlines()
+        body = [" ".join(t for j, t in enumerate(line.split()) if j % 4 != 3) for line in lines[1:]]
+        old.append(str(tmp_path / f"old{k}.idx"))
+        with open(old[-1], "w") as f:
+            f.write("\n".join([lines[0].replace("v1.2", "v1.1")] + body) + "\n")
+    compare(tmp_path, {"paths": tars, "index_paths": old, "ext": ["jpg;png", "cls"],
+                       "pad_last_batch": True}, 5, 3)
+
+
 def test_dtypes_reinterpret_the_component_bytes(tmp_path, shards):
     tars, idxs = shards
     (f32, as_i16), = compare(tmp_path, {"paths": tars, "index_paths": idxs, "ext": ["f32", "f32"],
