@@ -85,7 +85,8 @@ class OpInstance:
             )
         self.device = device
         n = self.args.get(s["num_outputs_arg"]) if s["num_outputs_arg"] else None
-        if n is not None and _arg_type(s, s["num_outputs_arg"]) == "int or list of int":
+        if n is not None and _arg_type(s, s["num_outputs_arg"]) in (
+            "int or list of int", "str or list of str"):
             n = n if isinstance(n, list) else [n]  # one output per element (element_extract)
             if not n:
                 raise ValueError(f"operator '{self.type}': argument '{s['num_outputs_arg']}' "
@@ -101,7 +102,7 @@ class OpInstance:
             n += bool(self.args.get(name, spec["default"]))
         for name, value in s.get("output_unless_args", []):
             spec = next(a for a in s["args"] if a["name"] == name)
-            n += self.args.get(name, spec["default"]) != value
+            n += str(self.args.get(name, spec["default"])) != value
         out_device = "cpu" if device == "cpu" else "gpu"
         self.outputs = [DataNode(f"{self.name}[{i}]", out_device, self) for i in range(n)]
         if current is not None:

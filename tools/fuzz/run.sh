@@ -27,7 +27,7 @@ set -uo pipefail
 cd "$(dirname "$0")/../.."
 
 all_targets=(fuzz_image fuzz_jpeg_structure fuzz_file_list fuzz_pipeline_json
-  fuzz_npy_header fuzz_tfrecord fuzz_recordio)
+  fuzz_npy_header fuzz_tfrecord fuzz_recordio fuzz_tar_index fuzz_lmdb_records)
 mode=""
 seconds=0
 jobs=1
@@ -105,6 +105,8 @@ max_len() {
     fuzz_npy_header) echo 65536 ;;
     fuzz_tfrecord) echo 16384 ;;
     fuzz_recordio) echo 16384 ;;
+    fuzz_tar_index) echo 65536 ;;
+    fuzz_lmdb_records) echo 65536 ;;
   esac
 }
 

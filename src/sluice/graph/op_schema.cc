@@ -216,7 +216,7 @@ int OpSchema::num_outputs(const ArgMap& args, int num_inputs) const {
                    num_outputs_arg_, "' must not be empty");
       n = static_cast<int>(list->size());
     } else if (const auto* names = std::get_if<std::vector<std::string>>(&it->second)) {
-      // One output per name (readers.tfrecord's feature_names).
+      // One output per name (readers.tfrecord's feature_names, readers.webdataset's ext).
       SLUICE_CHECK(!names->empty(), InvalidArgument, "operator '", name_, "': argument '",
                    num_outputs_arg_, "' must not be empty");
       n = static_cast<int>(names->size());
@@ -239,7 +239,9 @@ int OpSchema::num_outputs(const ArgMap& args, int num_inputs) const {
     const ArgValue* v = it != args.end()        ? &it->second
                         : a && a->default_value ? &*a->default_value
                                                 : nullptr;
-    if (!v || std::get<std::string>(*v) != value) ++n;
+    // An integer argument compares in decimal (readers.caffe2's label_type).
+    const auto* i = v ? std::get_if<int64_t>(v) : nullptr;
+    if (!v || (i ? std::to_string(*i) : std::get<std::string>(*v)) != value) ++n;
   }
   return n;
 }
