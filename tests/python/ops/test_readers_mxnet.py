@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
-from reader_reference import assert_same_meta, assert_same_outputs, run_dali, run_sluice  # noqa: E402
+from record_reader_runs import assert_same_meta, assert_same_outputs, run_dali, run_sluice  # noqa: E402
 from record_writers import RECORDIO_MAGIC, irheader, recordio_record, write_recordio  # noqa: E402
 
 from sluice import fn, pipeline_def  # noqa: E402

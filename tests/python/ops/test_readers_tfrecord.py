@@ -11,7 +11,7 @@ import pytest
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 from dali_reference import dali_python  # noqa: E402
-from reader_reference import assert_same_meta, assert_same_outputs, run_dali, run_sluice  # noqa: E402
+from record_reader_runs import assert_same_meta, assert_same_outputs, run_dali, run_sluice  # noqa: E402
 from record_writers import Floats, example, tfrecord, write_tfrecord  # noqa: E402
 
 from sluice import fn, pipeline_def, tfrecord as sltf  # noqa: E402
