@@ -1,6 +1,7 @@
 #include "sluice/io/coco_masks.h"
 
 #include <algorithm>
+#include <climits>
 #include <cmath>
 #include <cstdlib>
 #include <map>
@@ -12,9 +13,9 @@
 namespace sluice {
 namespace {
 
-// Upper bound on the boundary points of one polygon (about 400 MB): a polygon whose vertices
-// lie absurdly far outside the image would otherwise exhaust memory.
-constexpr int64_t kMaxBoundaryPoints = int64_t{1} << 26;
+// Upper bound on the boundary points of one polygon (256 MB of them; a 10,000 x 10,000 image's
+// outline has 200,000): vertices absurdly far outside the image would otherwise exhaust memory.
+constexpr int64_t kMaxBoundaryPoints = int64_t{1} << 24;
 
 void check_covers(const std::vector<uint32_t>& counts, int64_t h, int64_t w) {
   SLUICE_CHECK(h > 0 && w > 0, InvalidArgument, "RLE size [", h, ", ", w, "] is not positive");
@@ -83,7 +84,8 @@ CocoRle coco_rle_from_polygon(std::span<const double> xy, int64_t h, int64_t w) 
   std::vector<int64_t> x(k + 1), y(k + 1);
   auto upscale = [&](double v) {
     double t = kScale * v + .5;
-    SLUICE_CHECK(std::abs(t) < 1e12, InvalidArgument, "polygon vertex ", v, " is out of range");
+    SLUICE_CHECK(std::abs(t) < 2147483647.0, InvalidArgument, "polygon vertex ", v,
+                 " is out of range");
     return static_cast<int64_t>(t);  // truncation toward zero, as the C cast
   };
   for (size_t j = 0; j < k; ++j) x[j] = upscale(xy[2 * j]);
@@ -109,21 +111,24 @@ CocoRle coco_rle_from_polygon(std::span<const double> xy, int64_t h, int64_t w) 
       std::swap(xs, xe);
       std::swap(ys, ye);
     }
+    // A repeated vertex makes s 0/0; the C cast of the NaN gives INT_MIN on x86, and the point
+    // never lies on a column crossing, so any value would do.
+    auto round = [](double r) {
+      return std::isnan(r) ? int64_t{INT32_MIN} : static_cast<int64_t>(r + .5);
+    };
     const double s = dx >= dy ? static_cast<double>(ye - ys) / static_cast<double>(dx)
                               : static_cast<double>(xe - xs) / static_cast<double>(dy);
     if (dx >= dy) {
       for (int64_t d = 0; d <= dx; ++d) {
         int64_t t = flip ? dx - d : d;
         u.push_back(t + xs);
-        v.push_back(
-            static_cast<int64_t>(static_cast<double>(ys) + s * static_cast<double>(t) + .5));
+        v.push_back(round(static_cast<double>(ys) + s * static_cast<double>(t)));
       }
     } else {
       for (int64_t d = 0; d <= dy; ++d) {
         int64_t t = flip ? dy - d : d;
         v.push_back(t + ys);
-        u.push_back(
-            static_cast<int64_t>(static_cast<double>(xs) + s * static_cast<double>(t) + .5));
+        u.push_back(round(static_cast<double>(xs) + s * static_cast<double>(t)));
       }
     }
   }
