@@ -375,3 +375,40 @@ def test_pixelwise_masks_of_overlapping_labels_equal_dali(tmp_path, seed):
     kwargs = dict(file_root=str(images_dir), annotations_file=str(ann), pixelwise_masks=True,
                   image_ids=True)
     assert_same_epoch(kwargs, 4, tmp_path, f"overlaps {seed}")
+
+
+def test_ssd_training_pipeline_runs_on_the_reader(coco):
+    """The SSD pipeline of DALI's examples on readers.coco's outputs (CPU)."""
+    from sluice import types
+
+    grid = np.linspace(0.125, 0.875, 4)
+    anchors = [v for cy in grid for cx in grid
+               for v in (cx - 0.2, cy - 0.2, cx + 0.2, cy + 0.2)]
+
+    @pipeline_def(batch_size=3, num_threads=2, device_id=None, seed=7)
+    def ssd():
+        jpegs, bboxes, labels = fn.readers.coco(
+            file_root=coco["file_root"], annotations_file=coco["annotations_file"],
+            skip_empty=True, ratio=True, ltrb=True, random_shuffle=True)
+        crop_begin, crop_size, bboxes, labels = fn.random_bbox_crop(
+            bboxes, labels, aspect_ratio=[0.5, 2.0], thresholds=[0, 0.1, 0.3, 0.5, 0.7, 0.9],
+            scaling=[0.3, 1.0], bbox_layout="xyXY", allow_no_crop=True, num_attempts=50)
+        images = fn.decoders.image_slice(jpegs, crop_begin, crop_size, output_type=types.RGB)
+        flip = fn.random.coin_flip(probability=0.5)
+        bboxes = fn.bb_flip(bboxes, ltrb=True, horizontal=flip)
+        images = fn.resize(images, resize_x=300, resize_y=300)
+        images = fn.crop_mirror_normalize(
+            images, crop=(300, 300), mean=[0.485 * 255, 0.456 * 255, 0.406 * 255],
+            std=[0.229 * 255, 0.224 * 255, 0.225 * 255], mirror=flip, dtype=types.FLOAT,
+            output_layout="CHW")
+        bboxes, labels = fn.box_encoder(bboxes, labels, criteria=0.5, anchors=anchors)
+        return images, bboxes, labels
+
+    pipe = ssd()
+    pipe.build()
+    for _ in range(3):
+        images, bboxes, labels = pipe.run()
+        for i in range(3):
+            assert np.array(images.at(i)).shape == (3, 300, 300)
+            assert np.array(bboxes.at(i)).shape == (16, 4)
+            assert np.array(labels.at(i)).shape == (16,)
