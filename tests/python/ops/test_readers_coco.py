@@ -412,3 +412,29 @@ def test_ssd_training_pipeline_runs_on_the_reader(coco):
             assert np.array(images.at(i)).shape == (3, 300, 300)
             assert np.array(bboxes.at(i)).shape == (16, 4)
             assert np.array(labels.at(i)).shape == (16,)
+
+
+def test_unusual_but_valid_files_read_as_dali_reads_them(coco, tmp_path):
+    """Sections in another order, a repeated category id (its label is taken, the next one
+    skipped), two images with one id, a file named twice, ids not starting at 0."""
+    doc = {
+        "annotations": [
+            {"id": 1, "image_id": 40, "category_id": 8, "bbox": [1, 1, 5, 5]},
+            {"id": 2, "image_id": 41, "category_id": 6, "bbox": [2, 2, 5, 5]},
+            {"id": 3, "image_id": 40, "category_id": 7, "bbox": [3, 3, 5, 5], "iscrowd": 1},
+            {"id": 4, "image_id": 42, "category_id": 8, "bbox": [4, 4, 5, 5]},
+        ],
+        "categories": [{"id": 6}, {"id": 8}, {"id": 6}, {"id": 7}],
+        "images": [
+            {"id": 42, "file_name": "g1.jpg", "width": 48, "height": 32},
+            {"id": 40, "file_name": "g2.jpg", "width": 36, "height": 36},
+            {"id": 41, "file_name": "g2.jpg", "width": 36, "height": 36},
+            {"id": 40, "file_name": "g3.jpg", "width": 30, "height": 40},
+        ],
+    }
+    ann = tmp_path / "unusual.json"
+    ann.write_text(json.dumps(doc))
+    for extra in ({}, {"skip_empty": True, "images": ["g3.jpg", "g2.jpg", "g3.jpg"]}):
+        kwargs = dict(file_root=coco["file_root"], annotations_file=str(ann), image_ids=True,
+                      **extra)
+        assert_same_epoch(kwargs, 2, tmp_path, f"unusual {extra}")
