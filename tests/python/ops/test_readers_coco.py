@@ -188,7 +188,7 @@ def assert_same(ours, ref, what):
 
 
 CASES = {
-    "boxes": dict(image_ids=True),
+    "boxes": dict(image_ids=True, read_ahead=True),
     "polygons": dict(polygon_masks=True, image_ids=True),
     "pixelwise": dict(pixelwise_masks=True, image_ids=True),
     "filters": dict(ltrb=True, ratio=True, skip_empty=True, include_iscrowd=False,

@@ -175,6 +175,9 @@ class CocoReader : public Reader {
       ids.resize_uniform(n, {1}, DType::kInt32);
       for (int i = 0; i < n; ++i) ids.sample<int32_t>(i)[0] = data_.image_ids[id(i)];
     }
+    if (read_ahead()) {
+      for (int64_t k : next_batch_indices()) sluice::read_ahead(sample_source(k));
+    }
   }
 
  private:
