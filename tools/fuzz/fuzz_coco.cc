@@ -1,14 +1,27 @@
 // libFuzzer target: the COCO annotations parser of readers.coco (parse_coco_annotations), with
-// options drawn from the input, and the rasterisation of every sample's pixelwise label mask.
+// options drawn from the input, the rasterisation of every sample's pixelwise label mask, and
+// the preprocessed meta files.
 //
 // A malformed document may only raise sluice::InvalidArgument. On success the result must be
 // consistent: every per-sample range lies inside its array, every polygon names an object of
 // its sample and vertices of its sample, every RLE mask covers its image; then the label mask
-// of each small sample (whose vertices lie near the image) is drawn. Any other exception, crash,
-// hang or sanitizer report is a bug.
+// of each small sample (whose vertices lie near the image) is drawn. For one input in four the
+// result is saved as meta files (in a private folder under /dev/shm or TMPDIR) and read back:
+// unchanged it must load equal; with one file cut short or one byte changed it may only raise
+// InvalidArgument or load consistent data. Any other exception, crash, hang or sanitizer report
+// is a bug.
 
+#include <signal.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
 #include <string>
 #include <vector>
 
@@ -77,6 +90,65 @@ void check(const CocoAnnotations& a, const CocoOptions& o) {
   }
 }
 
+namespace fs = std::filesystem;
+
+// One folder per process, named after it; a new process removes those of ended processes
+// (libFuzzer leaves through _Exit, so nothing runs at exit).
+const std::string& meta_dir() {
+  static const std::string dir = [] {
+    const char* tmp = std::getenv("TMPDIR");
+    fs::path base = access("/dev/shm", W_OK) == 0 ? "/dev/shm" : (tmp ? tmp : "/tmp");
+    std::error_code ec;
+    for (const auto& e : fs::directory_iterator(base, ec)) {
+      long pid = 0;
+      if (std::sscanf(e.path().filename().c_str(), "sluice-fuzz-coco-%ld", &pid) == 1 && pid > 0 &&
+          kill(static_cast<pid_t>(pid), 0) != 0 && errno == ESRCH) {
+        fs::remove_all(e.path(), ec);
+      }
+    }
+    return (base / ("sluice-fuzz-coco-" + std::to_string(getpid()))).string();
+  }();
+  return dir;
+}
+
+void check_preprocessed(const CocoAnnotations& a, const CocoOptions& o, Choices& c) {
+  const std::string& dir = meta_dir();
+  std::error_code ec;
+  fs::remove_all(dir, ec);
+  save_coco_preprocessed(a, o, dir);
+  std::vector<fs::path> files;
+  for (const auto& e : fs::directory_iterator(dir)) files.push_back(e.path());
+  std::sort(files.begin(), files.end());
+  const bool corrupt = !files.empty() && !c.one_in(4);
+  if (corrupt) {
+    const fs::path& f = files[static_cast<size_t>(c.below(static_cast<int64_t>(files.size())))];
+    const auto size = static_cast<int64_t>(fs::file_size(f));
+    if (c.one_in(2) || size == 0) {
+      fs::resize_file(f, static_cast<uintmax_t>(c.below(size + 1)));
+    } else {
+      std::fstream s(f, std::ios::in | std::ios::out | std::ios::binary);
+      s.seekp(c.below(size));
+      s.put(static_cast<char>(c.below(256)));
+    }
+  }
+  CocoAnnotations b;
+  try {
+    b = load_coco_preprocessed(dir, o);
+  } catch (const InvalidArgument& e) {
+    if (!corrupt && a.size() > 0) fuzz_fail("saved meta files do not load:", e.what());
+    sluice::fuzz::note_expected("load_coco_preprocessed", e);
+    return;
+  } catch (const std::exception& e) {
+    fuzz_fail_unexpected("load_coco_preprocessed", e);
+  }
+  if (!corrupt && (b.files != a.files || b.boxes != a.boxes || b.labels != a.labels ||
+                   b.polygons != a.polygons || b.vertices != a.vertices ||
+                   b.image_ids != a.image_ids || b.rles.size() != a.rles.size())) {
+    fuzz_fail("meta files load different data");
+  }
+  check(b, o);
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
@@ -103,5 +175,6 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     fuzz_fail_unexpected("parse_coco_annotations", e);
   }
   check(a, o);
+  if (c.one_in(4)) check_preprocessed(a, o, c);
   return 0;
 }

@@ -145,6 +145,15 @@ TEST(CocoAnnotations, PreprocessedFilesRoundTripAndBadOnesAreRefused) {
   ASSERT_EQ(b.rles.size(), 1u);
   EXPECT_EQ(b.rles[0].counts, a.rles[0].counts);
   EXPECT_EQ(b.heights, a.heights);
+  std::filesystem::copy_file(dir + "/counts.dat", dir + "/counts.bak");
+  {
+    std::ofstream f(dir + "/counts.dat", std::ios::binary);  // one count for three images
+    const char one_count[8] = {1, 0, 0, 0, 2, 0, 0, 0};
+    f.write(one_count, sizeof(one_count));
+  }
+  expect_error<InvalidArgument>([&] { load_coco_preprocessed(dir, o); },
+                                {"offsets.dat/counts.dat", "3 offsets and 1 counts"});
+  std::filesystem::rename(dir + "/counts.bak", dir + "/counts.dat");
   std::filesystem::resize_file(dir + "/boxes.dat", 10);
   expect_error<InvalidArgument>([&] { load_coco_preprocessed(dir, o); }, {"boxes.dat", "too few"});
   std::filesystem::remove(dir + "/boxes.dat");

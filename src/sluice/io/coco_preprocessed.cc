@@ -60,7 +60,10 @@ std::vector<int64_t> widen(const std::vector<T>& v) {
 }
 
 std::vector<CocoRange> ranges(const std::vector<int64_t>& offsets,
-                              const std::vector<int64_t>& counts) {
+                              const std::vector<int64_t>& counts, const std::string& dir,
+                              const char* what) {
+  SLUICE_CHECK(offsets.size() == counts.size(), InvalidArgument, "preprocessed annotations '", dir,
+               "': ", what, " hold ", offsets.size(), " offsets and ", counts.size(), " counts");
   std::vector<CocoRange> r(offsets.size());
   for (size_t i = 0; i < r.size(); ++i) r[i] = {offsets[i], counts[i]};
   return r;
@@ -156,7 +159,7 @@ CocoAnnotations load_coco_preprocessed(const std::string& dir, const CocoOptions
     }
   };
   a.objects = ranges(widen(read_array<int32_t>(p + "offsets.dat")),
-                     widen(read_array<int32_t>(p + "counts.dat")));
+                     widen(read_array<int32_t>(p + "counts.dat")), dir, "offsets.dat/counts.dat");
   a.boxes = read_array<std::array<float, 4>>(p + "boxes.dat", 4);
   a.labels = read_array<int32_t>(p + "labels.dat");
   check_ranges(a.objects, std::min(a.boxes.size(), a.labels.size()), "offsets.dat/counts.dat");
@@ -164,9 +167,11 @@ CocoAnnotations load_coco_preprocessed(const std::string& dir, const CocoOptions
     a.polygons = read_array<std::array<int32_t, 3>>(p + "polygon_data.dat");
     a.vertices = read_array<std::array<float, 2>>(p + "vertices.dat");
     a.polygon_ranges = ranges(read_array<int64_t>(p + "polygon_offset.dat"),
-                              read_array<int64_t>(p + "polygons_count.dat"));
+                              read_array<int64_t>(p + "polygons_count.dat"), dir,
+                              "polygon_offset.dat/polygons_count.dat");
     a.vertex_ranges = ranges(read_array<int64_t>(p + "vertices_offset.dat"),
-                             read_array<int64_t>(p + "vertices_count.dat"));
+                             read_array<int64_t>(p + "vertices_count.dat"), dir,
+                             "vertices_offset.dat/vertices_count.dat");
     check_ranges(a.polygon_ranges, a.polygons.size(), "polygon_offset.dat/polygons_count.dat");
     check_ranges(a.vertex_ranges, a.vertices.size(), "vertices_offset.dat/vertices_count.dat");
     for (size_t i = 0; i < n; ++i) {
@@ -207,8 +212,9 @@ CocoAnnotations load_coco_preprocessed(const std::string& dir, const CocoOptions
       }
     }
     a.rle_objects = read_array<int32_t>(p + "masks_rles_idx.dat");
-    a.rle_ranges = ranges(read_array<int64_t>(p + "masks_offset.dat"),
-                          read_array<int64_t>(p + "mask_count.dat"));
+    a.rle_ranges =
+        ranges(read_array<int64_t>(p + "masks_offset.dat"),
+               read_array<int64_t>(p + "mask_count.dat"), dir, "masks_offset.dat/mask_count.dat");
     a.heights = read_array<int32_t>(p + "heights.dat");
     a.widths = read_array<int32_t>(p + "widths.dat");
     if (a.rle_objects.size() != a.rles.size()) fail("masks_rles_idx.dat and masks_rles.dat differ");
