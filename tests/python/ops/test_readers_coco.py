@@ -438,3 +438,19 @@ def test_unusual_but_valid_files_read_as_dali_reads_them(coco, tmp_path):
         kwargs = dict(file_root=coco["file_root"], annotations_file=str(ann), image_ids=True,
                       **extra)
         assert_same_epoch(kwargs, 2, tmp_path, f"unusual {extra}")
+
+
+def test_ops_and_legacy_names(coco):
+    from sluice import ops
+
+    assert ops.readers.COCO is ops.COCOReader
+    reader = ops.readers.COCO(file_root=coco["file_root"],
+                              annotations_file=coco["annotations_file"], image_ids=True)
+
+    @pipeline_def(batch_size=7, num_threads=1, device_id=None)
+    def p():
+        return tuple(reader())
+
+    ids = p().run()[3]
+    assert [int(np.array(ids.at(i))[0]) for i in range(7)] == sorted(coco["ids"])
+    assert fn.coco_reader is not None

@@ -65,6 +65,7 @@ SLUICE_REGISTER_SCHEMA(add_reader_args(
              "Folder for `save_preprocessed_annotations`.")
         .arg("dump_meta_files_path", ArgType::kString, std::string(),
              "Deprecated name of `save_preprocessed_annotations_dir`.")
+        .alias("readers.COCO")
         .alias("coco_reader")
         .alias("COCOReader")));
 
