@@ -8,8 +8,8 @@
 // `include_iscrowd`) and boxes narrower or lower than `size_threshold`. Labels are the
 // categories' positions in the file from 1 (or their ids, with `avoid_class_remapping`).
 //
-// The JSON is parsed in one pass that keeps only one annotation at a time, so memory follows the
-// kept data, not the file. Errors are sluice::InvalidArgument (or IOError for unreadable files)
+// The JSON is parsed in one pass that converts each entry and drops it, so no document tree is
+// built: memory holds the file's bytes and the kept data. Errors are sluice::InvalidArgument (or IOError for unreadable files)
 // naming the file and, for a bad entry, its section, position and id.
 
 #include <array>
