@@ -2,6 +2,7 @@
 // preprocessed meta files) read image by image with its boxes, labels and masks, following the
 // same EpochPlan as every reader.
 
+#include <cstring>
 #include <memory>
 
 #include "sluice/graph/schema_registry.h"
@@ -165,7 +166,7 @@ class CocoReader : public Reader {
       ws.for_each_sample([&](int i, int) {
         try {
           coco_label_mask(data_.sample_masks(id(i)), masks.sample<int32_t>(i));
-        } catch (const Error& e) {
+        } catch (const Error&) {
           rethrow_with_context(std::current_exception(),
                                "readers.coco: the mask of '" + samples[i].source + "'");
         }
