@@ -26,7 +26,7 @@ def _arg_type(s, name):
 
 
 # DALI's class names that capitalising the words does not give.
-_CLASS_NAMES = {"tfrecord": "TFRecord", "mxnet": "MXNet"}
+_CLASS_NAMES = {"tfrecord": "TFRecord", "mxnet": "MXNet", "coco": "COCO"}
 
 
 def camel(name):
@@ -249,10 +249,10 @@ def populate(fn_module, ops_module):
         setattr(_namespace(ops_module, path), cls.__name__, cls)
         flat.setdefault(cls.__name__, []).append(cls)
         for alias in s["aliases"]:
-            if alias[:1].isupper():  # legacy class name, e.g. ops.FileReader
-                setattr(ops_module, alias, cls)
+            *apath, aleaf = alias.split(".")
+            if aleaf[:1].isupper():  # a legacy class name: ops.FileReader
+                setattr(_namespace(ops_module, apath), aleaf, cls)
             else:  # legacy function name, e.g. fn.image_decoder
-                *apath, aleaf = alias.split(".")
                 setattr(_namespace(fn_module, apath), aleaf, _fn_function(type_name))
     for cname, classes in flat.items():  # ops.CoinFlip for ops.random.CoinFlip
         if len(classes) == 1 and cname not in vars(ops_module):

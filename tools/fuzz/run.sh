@@ -12,6 +12,7 @@
 #   --no-build        use the binaries already in the build folder
 #   TARGET...         a subset of: fuzz_image fuzz_jpeg_structure fuzz_file_list fuzz_pipeline_json
 #                     fuzz_npy_header
+#                     fuzz_coco
 # Environment: SLUICE_FUZZ_BUILD (default build/fuzz), SLUICE_FUZZ_CC / SLUICE_FUZZ_CXX (default
 # clang-14 / clang++-14, as the fuzz preset says), SLUICE_TEST_DATA (the image data for the seeds).
 #
@@ -27,7 +28,7 @@ set -uo pipefail
 cd "$(dirname "$0")/../.."
 
 all_targets=(fuzz_image fuzz_jpeg_structure fuzz_file_list fuzz_pipeline_json
-  fuzz_npy_header fuzz_tfrecord fuzz_recordio fuzz_tar_index fuzz_lmdb_records)
+  fuzz_npy_header fuzz_tfrecord fuzz_recordio fuzz_tar_index fuzz_lmdb_records fuzz_coco)
 mode=""
 seconds=0
 jobs=1
@@ -107,6 +108,7 @@ max_len() {
     fuzz_recordio) echo 16384 ;;
     fuzz_tar_index) echo 65536 ;;
     fuzz_lmdb_records) echo 65536 ;;
+    fuzz_coco) echo 16384 ;;
   esac
 }
 
