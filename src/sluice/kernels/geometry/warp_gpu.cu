@@ -17,8 +17,10 @@ constexpr int kItems = 4;  // output pixels per thread, kBlock apart
 template <typename Out, typename In, int kChannels>
 __global__ void warp_kernel(const WarpSample* __restrict__ samples) {
   __shared__ float m_shared[6];
+  // The matrix from the descriptor in global memory: taking the address of the local copy's
+  // matrix would put the whole copy in (slow) local memory.
+  if (threadIdx.x == 0) warp_matrix(samples[blockIdx.y], m_shared);
   const WarpSample s = samples[blockIdx.y];
-  if (threadIdx.x == 0) warp_matrix(s, m_shared);
   __syncthreads();
   float m[6];
 #pragma unroll
