@@ -11,8 +11,9 @@ import numpy as np
 import pytest
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
-from reader_reference import (assert_runs_equal, assert_same_meta, by_output, compare_shards_with_dali,  # noqa: E402
-                              compare_with_dali, outputs, read, read_dali)
+from reader_reference import (assert_runs_equal, assert_same_meta, by_output,  # noqa: E402
+                              compare_shards_with_dali, compare_with_dali, outputs, read,
+                              read_dali)
 from record_writers import RECORDIO_MAGIC, irheader, recordio_record, write_recordio  # noqa: E402
 
 from sluice import fn, pipeline_def  # noqa: E402
