@@ -12,8 +12,10 @@ order; `source_info` adds the first output's source_info (get_property) as one m
 
 read_dali() does the same with DALI's python in a subprocess (DALI brings numpy 2 and cannot
 share this process, see dali_reference.py), read_dali_all() several runs in one subprocess; they
-skip the calling test when DALI's venv is absent. Run as a script by read_dali_all():
-``reader_reference.py SPEC OUT``.
+skip the calling test when DALI's venv is absent. outputs() and by_output() give a result's
+arrays (raising its error); assert_runs_equal(), assert_same_meta(), compare_with_dali(),
+compare_shards_with_dali() and assert_errors_as_dali() are the comparisons the reader tests share.
+Run as a script by read_dali_all(): ``reader_reference.py SPEC OUT``.
 """
 
 import json
