@@ -31,6 +31,21 @@ def dali_python():
     return path if path.exists() else None
 
 
+def run_in_dali(script, *args, cwd=None):
+    """Runs `script` with `args` under DALI's python and returns its stdout; skips the calling
+    test when DALI's venv is absent."""
+    import pytest
+
+    python = dali_python()
+    if python is None:
+        pytest.skip("NVIDIA DALI not found: run ../shared/tools/dali-reference venv "
+                    "(or set SLUICE_DALI_PYTHON)")
+    run = subprocess.run([str(python), str(script), *map(str, args)], capture_output=True,
+                         text=True, timeout=300, cwd=cwd)
+    assert run.returncode == 0, f"DALI failed:\n{run.stderr[-3000:]}"
+    return run.stdout
+
+
 def _feeder(batch):
     return lambda: batch  # no parameters: external_source would pass it the iteration
 
@@ -62,21 +77,13 @@ def run_sluice(graph, inputs, layouts=None, seed=1, num_threads=2, with_layouts=
 def run_dali(graph, inputs, tmp_path, layouts=None, seed=1, num_threads=2, with_layouts=False):
     """As run_sluice(), on NVIDIA DALI's CPU backend in a subprocess. Skips the calling test
     when DALI's venv is absent."""
-    import pytest
-
-    python = dali_python()
-    if python is None:
-        pytest.skip("NVIDIA DALI not found: run ../shared/tools/dali-reference venv "
-                    "(or set SLUICE_DALI_PYTHON)")
     spec = {"source": textwrap.dedent(inspect.getsource(graph)), "name": graph.__name__,
             "num_inputs": len(inputs), "batch_size": len(inputs[0]),
             "layouts": layouts or [None] * len(inputs), "seed": seed, "num_threads": num_threads}
     paths = [tmp_path / n for n in ("dali_spec.json", "dali_in.npz", "dali_out.npz")]
     paths[0].write_text(json.dumps(spec))
     np.savez(paths[1], **{f"{k}_{i}": a for k, batch in enumerate(inputs) for i, a in enumerate(batch)})
-    run = subprocess.run([str(python), __file__, *map(str, paths)], capture_output=True, text=True,
-                         timeout=300)
-    assert run.returncode == 0, f"DALI failed:\n{run.stderr[-3000:]}"
+    run_in_dali(__file__, *paths)
     with np.load(paths[2]) as out:
         arrays = [[out[f"{k}_{i}"] for i in range(spec["batch_size"])]
                   for k in range(int(out["num_outputs"]))]

@@ -10,6 +10,8 @@ import os
 import struct
 import sys
 
+from sluice.tools.index_files import index_command, write_index_text
+
 MAGIC = 0xCED7230A
 
 
@@ -46,38 +48,13 @@ def index_records(f):
 def write_index(record, index):
     with open(record, "rb") as f:
         offsets = index_records(f)
-    tmp = f"{index}.tmp{os.getpid()}"
-    with open(tmp, "w") as out:
-        out.writelines(f"{k}\t{o}\n" for k, o in enumerate(offsets))
-    os.replace(tmp, index)
+    write_index_text(index, "".join(f"{k}\t{o}\n" for k, o in enumerate(offsets)))
     return len(offsets)
 
 
-def add_parser(sub):
-    from sluice.tools import HelpFormatter
-
-    p = sub.add_parser("rec2idx", help="write the index of an MXNet RecordIO file",
-                       description=__doc__.split("\n\n")[0], formatter_class=HelpFormatter)
-    p.add_argument("record", help="the .rec file")
-    p.add_argument("index", help="the .idx file to write")
-    p.set_defaults(func=lambda a: _run(a.record, a.index))
-
-
-def _run(record, index):
-    try:
-        write_index(record, index)
-    except (OSError, ValueError) as e:
-        print(f"rec2idx: {record}: {e}", file=sys.stderr)
-        return 1
-    return 0
-
-
-def main(argv=None):
-    argv = sys.argv[1:] if argv is None else argv
-    if len(argv) != 2:
-        print("Usage: rec2idx <record filename> <index filename>", file=sys.stderr)
-        return 2
-    return _run(*argv)
+add_parser, main = index_command(
+    "rec2idx", write_index, "record", "the .rec file", "the .idx file to write",
+    help="write the index of an MXNet RecordIO file", description=__doc__.split("\n\n")[0])
 
 
 if __name__ == "__main__":

@@ -9,6 +9,8 @@ import os
 import struct
 import sys
 
+from sluice.tools.index_files import index_command, write_index_text
+
 
 def index_records(f):
     """(offset, size) of every record of the open binary file `f`."""
@@ -34,38 +36,13 @@ def index_records(f):
 def write_index(tfrecord, index):
     with open(tfrecord, "rb") as f:
         records = index_records(f)
-    tmp = f"{index}.tmp{os.getpid()}"
-    with open(tmp, "w") as out:
-        out.writelines(f"{o} {s}\n" for o, s in records)
-    os.replace(tmp, index)
+    write_index_text(index, "".join(f"{o} {s}\n" for o, s in records))
     return len(records)
 
 
-def add_parser(sub):
-    from sluice.tools import HelpFormatter
-
-    p = sub.add_parser("tfrecord2idx", help="write the index of a TFRecord file",
-                       description=__doc__.split("\n\n")[0], formatter_class=HelpFormatter)
-    p.add_argument("tfrecord", help="the TFRecord file")
-    p.add_argument("index", help="the index file to write")
-    p.set_defaults(func=lambda a: _run(a.tfrecord, a.index))
-
-
-def _run(tfrecord, index):
-    try:
-        write_index(tfrecord, index)
-    except (OSError, ValueError) as e:
-        print(f"tfrecord2idx: {tfrecord}: {e}", file=sys.stderr)
-        return 1
-    return 0
-
-
-def main(argv=None):
-    argv = sys.argv[1:] if argv is None else argv
-    if len(argv) != 2:
-        print("Usage: tfrecord2idx <tfrecord filename> <index filename>", file=sys.stderr)
-        return 2
-    return _run(*argv)
+add_parser, main = index_command(
+    "tfrecord2idx", write_index, "tfrecord", "the TFRecord file", "the index file to write",
+    help="write the index of a TFRecord file", description=__doc__.split("\n\n")[0])
 
 
 if __name__ == "__main__":

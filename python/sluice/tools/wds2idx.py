@@ -13,6 +13,7 @@ import sys
 import tarfile
 
 from sluice.tools import HelpFormatter
+from sluice.tools.index_files import write_index_text
 
 INDEX_VERSION = "v1.2"
 
@@ -47,11 +48,7 @@ def index_lines(archive):
 
 def create_index(archive, index):
     """Writes the index of `archive` to `index` (replacing it)."""
-    text = "\n".join(index_lines(archive)) + "\n"
-    tmp = f"{index}.tmp{os.getpid()}"
-    with open(tmp, "w") as f:
-        f.write(text)
-    os.replace(tmp, index)
+    write_index_text(index, "\n".join(index_lines(archive)) + "\n")
 
 
 def default_index_path(archive):

@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "sluice/core/error.h"
+#include "sluice/io/index_text.h"
 
 namespace sluice {
 namespace {
@@ -20,34 +21,12 @@ std::vector<RecordIOSpan> parse_recordio_index(std::string_view text,
                                                const std::vector<int64_t>& file_sizes,
                                                const std::string& name) {
   std::vector<std::pair<int64_t, int>> offsets;  // (offset, line)
-  int line = 1;
+  IndexNumbers numbers(text, name, "key offset");
   int fields = 0;
   int key_line = 1;
-  size_t pos = 0;
-  auto blank = [](char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f'; };
-  while (pos < text.size()) {
-    char c = text[pos];
-    if (c == '\n') {
-      ++line;
-      ++pos;
-      continue;
-    }
-    if (blank(c)) {
-      ++pos;
-      continue;
-    }
-    if (c < '0' || c > '9') {
-      throw IOError(make_string("index '", name, "' line ", line,
-                                ": expected 'key offset', found '",
-                                text.substr(pos, std::min<size_t>(20, text.size() - pos)), "'"));
-    }
-    int64_t v = 0;
-    while (pos < text.size() && text[pos] >= '0' && text[pos] <= '9') {
-      if (v > (INT64_MAX - 9) / 10) {
-        throw IOError(make_string("index '", name, "' line ", line, ": number too large"));
-      }
-      v = v * 10 + (text[pos++] - '0');
-    }
+  int64_t v;
+  int line;
+  while (numbers.next(&v, &line)) {
     if (++fields % 2 == 0) {
       offsets.emplace_back(v, line);
     } else {

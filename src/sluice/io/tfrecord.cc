@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "sluice/core/error.h"
+#include "sluice/io/index_text.h"
 
 namespace sluice {
 namespace {
@@ -58,35 +59,13 @@ uint32_t masked_crc32c(std::span<const uint8_t> data) {
 std::vector<RecordSpan> parse_tfrecord_index(std::string_view text, int64_t file_size,
                                              const std::string& name) {
   std::vector<RecordSpan> out;
-  size_t pos = 0;
-  int line = 1;
+  IndexNumbers numbers(text, name, "offset size");
   int64_t values[2];
   int have = 0;
   int value_line = 1;
-  auto blank = [](char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f'; };
-  while (pos < text.size()) {
-    char c = text[pos];
-    if (c == '\n') {
-      ++line;
-      ++pos;
-      continue;
-    }
-    if (blank(c)) {
-      ++pos;
-      continue;
-    }
-    if (c < '0' || c > '9') {
-      throw IOError(make_string("index '", name, "' line ", line,
-                                ": expected 'offset size', found '",
-                                text.substr(pos, std::min<size_t>(20, text.size() - pos)), "'"));
-    }
-    int64_t v = 0;
-    while (pos < text.size() && text[pos] >= '0' && text[pos] <= '9') {
-      if (v > (INT64_MAX - 9) / 10) {
-        throw IOError(make_string("index '", name, "' line ", line, ": number too large"));
-      }
-      v = v * 10 + (text[pos++] - '0');
-    }
+  int64_t v;
+  int line;
+  while (numbers.next(&v, &line)) {
     if (have == 0) value_line = line;
     values[have++] = v;
     if (have == 2) {

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 import lmdb_records as rec
-from reader_runs import compare_with_dali, run_dali, run_sluice
+from reader_reference import compare_with_dali, outputs, read, read_dali
 from sluice import fn, pipeline_def
 
 pytestmark = pytest.mark.skipif(rec.LIB is None, reason="liblmdb not found")
@@ -20,7 +20,7 @@ pytestmark = pytest.mark.skipif(rec.LIB is None, reason="liblmdb not found")
 def _sluice_has_lmdb(tmp_path_factory):
     db = rec.write_lmdb(tmp_path_factory.mktemp("probe") / "db", [(b"k", rec.datum(data=b"x"))])
     try:
-        run_sluice("caffe", {"path": db}, 1, 1)
+        outputs(read("caffe", {"path": db}, 1))
     except Exception as e:  # noqa: BLE001 - only the missing library skips
         if "no LMDB support" in str(e):
             pytest.skip("this build of Sluice has no LMDB support (liblmdb-dev)")
@@ -84,9 +84,9 @@ def test_caffe_raw_images_and_single_outputs_match_dali(tmp_path, caffe_dbs):
 
 def test_caffe_shuffled_epochs_hold_every_record_once_as_dali(tmp_path, caffe_dbs):
     kwargs = {"path": caffe_dbs, "random_shuffle": True, "seed": 5, "pad_last_batch": True}
-    in_order = [bytes(x) for x in run_sluice("caffe", {"path": caffe_dbs}, 8, 1)[0][0]]
-    ours = run_sluice("caffe", kwargs, 4, 4)
-    for runs in (ours, run_dali("caffe", kwargs, 4, 4, tmp_path)):
+    in_order = [bytes(x) for x in outputs(read("caffe", {"path": caffe_dbs}, 8))[0][0]]
+    ours = outputs(read("caffe", kwargs, 4, 4))
+    for runs in (ours, outputs(read_dali("caffe", kwargs, 4, tmp_path, 4))):
         for e in range(2):
             epoch = [bytes(x) for t in (2 * e, 2 * e + 1) for x in runs[t][0]]
             assert sorted(epoch) == sorted(in_order)
@@ -156,7 +156,7 @@ def test_caffe2_sharded_matches_dali(tmp_path):
 
 
 def read_caffe2(path, batch_size=3, **kwargs):
-    return run_sluice("caffe2", {"path": path, **kwargs}, batch_size, 1)[0]
+    return outputs(read("caffe2", {"path": path, **kwargs}, batch_size))[0]
 
 
 def test_caffe2_sparse_and_weighted_labels(tmp_path):

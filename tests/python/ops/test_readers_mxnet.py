@@ -11,7 +11,9 @@ import numpy as np
 import pytest
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
-from record_reader_runs import assert_same_meta, assert_same_outputs, run_dali, run_sluice  # noqa: E402
+from reader_reference import (assert_runs_equal, assert_same_meta, by_output,  # noqa: E402
+                              compare_shards_with_dali, compare_with_dali, outputs, read,
+                              read_dali)
 from record_writers import RECORDIO_MAGIC, irheader, recordio_record, write_recordio  # noqa: E402
 
 from sluice import fn, pipeline_def  # noqa: E402
@@ -52,50 +54,39 @@ def expected_label(k):
 def test_outputs_in_dali_order_with_labels_and_parts(tmp_path):
     paths, idx = make_files(tmp_path)
     kwargs = {"path": paths, "index_path": idx}
-    ours, meta = run_sluice("mxnet", kwargs, None, batch_size=4, iters=8)
+    ours = read("mxnet", kwargs, 4, iterations=8)
+    samples = by_output(ours)
     for k in range(13):
-        assert bytes(ours[0][k]) == item(k)[1], k
-        np.testing.assert_array_equal(ours[1][k], expected_label(k))
-    assert ours[0][16].tobytes() == item(0)[1]  # the next epoch
+        assert bytes(samples[0][k]) == item(k)[1], k
+        np.testing.assert_array_equal(samples[1][k], expected_label(k))
+    assert samples[0][16].tobytes() == item(0)[1]  # the next epoch
     # One epoch (the last batch filled from the start); with pad_last_batch, two. Without it
     # DALI's next epoch goes on from where the last batch ended, Sluice's starts over (the
     # Reader base's epochs, as readers.file's).
-    ref, ref_meta = run_dali(tmp_path, "mxnet", kwargs, None, batch_size=4, iters=4)
-    assert_same_outputs([o[:16] for o in ours], ref)
-    assert_same_meta(meta, ref_meta)
-    kwargs["pad_last_batch"] = True
-    ours, _ = run_sluice("mxnet", kwargs, None, batch_size=4, iters=8)
-    ref, _ = run_dali(tmp_path, "mxnet", kwargs, None, batch_size=4, iters=8)
-    assert_same_outputs(ours, ref, "pad_last_batch")
+    ref = read_dali("mxnet", kwargs, 4, tmp_path, iterations=4)
+    assert_runs_equal(outputs(ours)[:4], outputs(ref))
+    assert_same_meta(ours["meta"], ref["meta"])
+    compare_with_dali("mxnet", tmp_path, {**kwargs, "pad_last_batch": True}, 4, 8)
 
 
 @pytest.mark.parametrize("num_shards,pad,stick", [(2, False, False), (3, True, False),
                                                    (3, False, True)])
 def test_sharded_in_dali_order(tmp_path, num_shards, pad, stick):
     paths, idx = make_files(tmp_path, counts=(5, 6))
-    for shard in range(num_shards):
-        kwargs = {"path": paths, "index_path": idx, "num_shards": num_shards, "shard_id": shard,
-                  "pad_last_batch": pad, "stick_to_shard": stick}
-        iters = 6 if pad else 2  # three epochs, or one (see test_*_in_dali_order)
-        ours, meta = run_sluice("mxnet", kwargs, None, batch_size=3, iters=iters)
-        ref, ref_meta = run_dali(tmp_path, "mxnet", kwargs, None, batch_size=3,
-                                 iters=iters)
-        if not pad:  # the slots after the shard's samples: Sluice wraps, DALI reads on
-            valid = (shard + 1) * 11 // num_shards - shard * 11 // num_shards
-            ours, ref = [o[:valid] for o in ours], [r[:valid] for r in ref]
-        assert_same_outputs(ours, ref, f"shard {shard}")
-        assert_same_meta(meta, ref_meta)
+    kwargs = {"path": paths, "index_path": idx, "pad_last_batch": pad, "stick_to_shard": stick}
+    # Three epochs, or one (see test_*_in_dali_order).
+    compare_shards_with_dali("mxnet", tmp_path, kwargs, 11, num_shards, 3, 6 if pad else 2)
 
 
 def test_shuffled_epochs_are_permutations_of_the_dataset(tmp_path):
     paths, idx = make_files(tmp_path, counts=(6, 6))
     kwargs = {"path": paths, "index_path": idx, "random_shuffle": True}
-    ours, _ = run_sluice("mxnet", kwargs, None, batch_size=4, iters=6)
+    ours = by_output(read("mxnet", kwargs, 4, iterations=6))
     expected = sorted(item(k)[1] for k in range(12))
     data = [bytes(a) for a in ours[0]]
     assert sorted(data[:12]) == expected and sorted(data[12:]) == expected
     assert data[:12] != data[12:]
-    ref, _ = run_dali(tmp_path, "mxnet", kwargs, None, batch_size=4, iters=6)
+    ref = by_output(read_dali("mxnet", kwargs, 4, tmp_path, iterations=6))
     assert set(bytes(a) for a in ref[0]) == set(expected)
 
 

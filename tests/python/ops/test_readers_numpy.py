@@ -5,7 +5,8 @@ interest (read from the file, not the whole file) with each out-of-bounds policy
 import numpy as np
 import pytest
 
-from reader_reference import read, read_dali, read_dali_all
+from reader_reference import (assert_errors_as_dali, assert_runs_equal, read, read_dali,
+                              read_dali_all)
 
 DTYPES = ["bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
           "float16", "float32", "float64"]
@@ -24,15 +25,7 @@ def array(dtype, shape, seed):
 def assert_same_outputs(ours, ref, what=""):
     assert ref["error"] is None, ref["error"]
     assert ours["error"] is None, ours["error"]
-    assert len(ours["outputs"]) == len(ref["outputs"])
-    for it, (o, r) in enumerate(zip(ours["outputs"], ref["outputs"])):
-        for k, (a_out, b_out) in enumerate(zip(o, r)):
-            assert len(a_out) == len(b_out)
-            for i, (a, b) in enumerate(zip(a_out, b_out)):
-                where = f"{what} iteration {it}, output {k}, sample {i}"
-                assert a.dtype == b.dtype and a.shape == b.shape, f"{where}: {a.dtype}{a.shape} " \
-                                                                  f"vs DALI's {b.dtype}{b.shape}"
-                np.testing.assert_array_equal(a, b, err_msg=where)
+    assert_runs_equal(ours["outputs"], ref["outputs"], what)
     assert ours["layouts"] == ref["layouts"]
     # epoch_size_padded: the Reader base counts whole padded batches (S * nb * B), DALI 2.4
     # S * ceil(N / S).
@@ -251,11 +244,7 @@ def test_argument_errors_as_dali(tmp_path):
          f"Inconsistent data: All samples in the batch must have the same data type. "
          f"Got \"{root}/a.npy\" with data type float and \"{root}/c.npy\" with data type int8"),
     ]
-    refs = read_dali_all([("numpy", kw, 2, 1) for kw, _ in cases], tmp_path)
-    for (kw, text), ref in zip(cases, refs):
-        ours = read("numpy", kw, 2)
-        assert ref["error"] and text in ref["error"][1], ref["error"]
-        assert ours["error"] and text in ours["error"][1], (kw, ours["error"])
+    assert_errors_as_dali("numpy", cases, 2, tmp_path)
 
 
 def test_truncated_and_corrupt_files_name_the_file_and_the_fault(tmp_path):

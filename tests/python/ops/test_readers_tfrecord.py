@@ -11,7 +11,8 @@ import pytest
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 from dali_reference import dali_python  # noqa: E402
-from record_reader_runs import assert_same_meta, assert_same_outputs, run_dali, run_sluice  # noqa: E402
+from reader_reference import (assert_runs_equal, by_output, compare_shards_with_dali,  # noqa: E402
+                              compare_with_dali, outputs, read, read_dali, read_dali_all)
 from record_writers import Floats, example, tfrecord, write_tfrecord  # noqa: E402
 
 from sluice import fn, pipeline_def, tfrecord as sltf  # noqa: E402
@@ -63,13 +64,13 @@ def test_every_feature_kind_in_dali_order(tmp_path):
     # One epoch (13 records in 4 batches, the last filled from the start); with pad_last_batch,
     # three. Without it DALI's next epoch goes on from where the last batch ended, Sluice's
     # starts over (the Reader base's epochs, as readers.file's).
-    for pad, iters in ((False, 4), (True, 12)):
-        kwargs = {"path": paths, "index_path": idx, "pad_last_batch": pad}
-        ours, meta = run_sluice("tfrecord", kwargs, FEATURES, batch_size=4, iters=iters)
-        ref, ref_meta = run_dali(tmp_path, "tfrecord", kwargs, FEATURES, batch_size=4,
-                                 iters=iters)
-        assert_same_outputs(ours, ref, f"pad_last_batch={pad}")
-    assert meta["epoch_size"] == ref_meta["epoch_size"] == 13
+    runs = [("tfrecord", {"path": paths, "index_path": idx, "pad_last_batch": pad}, 4, iters,
+             {"features": FEATURES}) for pad, iters in ((False, 4), (True, 12))]
+    for run, ref in zip(runs, read_dali_all(runs, tmp_path)):
+        ours = read(*run[:4], **run[4])
+        assert_runs_equal(outputs(ours), outputs(ref), str(run[1]))
+    assert ours["meta"]["epoch_size"] == ref["meta"]["epoch_size"] == 13
+    ours = by_output(ours)
     labels = [int(a[0]) for a in ours[1][:13]]
     assert labels == [k % 7 for k in range(13)]
     assert bytes(ours[0][3]) == jpeg(3) and bytes(ours[5][2]) == b"sample-2"
@@ -79,31 +80,22 @@ def test_every_feature_kind_in_dali_order(tmp_path):
                                                    (3, False, True)])
 def test_sharded_in_dali_order(tmp_path, num_shards, pad, stick):
     paths, idx = make_files(tmp_path, counts=(5, 6))
-    feats = FEATURES[1:2]
-    for shard in range(num_shards):
-        kwargs = {"path": paths, "index_path": idx, "num_shards": num_shards, "shard_id": shard,
-                  "pad_last_batch": pad, "stick_to_shard": stick}
-        iters = 6 if pad else 2  # three epochs, or one (see test_*_in_dali_order)
-        ours, meta = run_sluice("tfrecord", kwargs, feats, batch_size=3, iters=iters)
-        ref, ref_meta = run_dali(tmp_path, "tfrecord", kwargs, feats, batch_size=3,
-                                 iters=iters)
-        if not pad:  # the slots after the shard's samples: Sluice wraps, DALI reads on
-            valid = (shard + 1) * 11 // num_shards - shard * 11 // num_shards
-            ours, ref = [o[:valid] for o in ours], [r[:valid] for r in ref]
-        assert_same_outputs(ours, ref, f"shard {shard}")
-        assert_same_meta(meta, ref_meta)
+    kwargs = {"path": paths, "index_path": idx, "pad_last_batch": pad, "stick_to_shard": stick}
+    # Three epochs, or one (see test_*_in_dali_order).
+    compare_shards_with_dali("tfrecord", tmp_path, kwargs, 11, num_shards, 3, 6 if pad else 2,
+                             features=FEATURES[1:2])
 
 
 def test_shuffled_epochs_are_permutations_of_the_dataset(tmp_path):
     paths, idx = make_files(tmp_path, counts=(6, 6))
     feats = [["image/class/label", "fixed", "int64", [1], -1], ["name", "fixed", "string", [], ""]]
     kwargs = {"path": paths, "index_path": idx, "random_shuffle": True}
-    ours, _ = run_sluice("tfrecord", kwargs, feats, batch_size=4, iters=6)
+    ours = by_output(read("tfrecord", kwargs, 4, iterations=6, features=feats))
     names = [bytes(a).decode() for a in ours[1]]
     expected = sorted(f"sample-{k}" for k in range(12))
     assert sorted(names[:12]) == expected and sorted(names[12:]) == expected
     assert names[:12] != names[12:]  # a new order every epoch
-    ref, _ = run_dali(tmp_path, "tfrecord", kwargs, feats, batch_size=4, iters=6)
+    ref = by_output(read_dali("tfrecord", kwargs, 4, tmp_path, iterations=6, features=feats))
     assert set(bytes(a).decode() for a in ref[1]) == set(expected)
 
 
@@ -191,10 +183,8 @@ def test_crc_is_not_checked_by_default_as_in_dali(tmp_path):
     i.write_text(f"0 {len(bad)}\n")
     feats = [["a", "fixed", "int64", [1], 0]]
     kwargs = {"path": [str(p)], "index_path": [str(i)]}
-    ours, _ = run_sluice("tfrecord", kwargs, feats, batch_size=1, iters=1)
-    assert int(ours[0][0][0]) == 3
-    ref, _ = run_dali(tmp_path, "tfrecord", kwargs, feats, batch_size=1, iters=1)
-    assert_same_outputs(ours, ref)
+    (ours,), = compare_with_dali("tfrecord", tmp_path, kwargs, 1, 1, features=feats)
+    assert int(ours[0][0]) == 3
 
 
 def test_feature_declarations_as_dali_checks_them():

@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from dali_reference import dali_python
-from reader_runs import assert_runs_equal, compare_with_dali, run_dali, run_sluice
+from reader_reference import assert_runs_equal, compare_with_dali, outputs, read, read_dali
 from sluice import fn, pipeline_def
 from sluice.tools import wds2idx
 
@@ -64,9 +64,8 @@ def write_shards(root, sizes, long_names=False, fmt=tarfile.GNU_FORMAT):
     return tars, idxs
 
 
-def compare(tmp_path, kwargs, batch_size, iterations, dtype_args=("dtypes",), last_valid=None):
-    return compare_with_dali("webdataset", tmp_path, kwargs, batch_size, iterations, dtype_args,
-                             last_valid)
+def compare(tmp_path, kwargs, batch_size, iterations, last_valid=None):
+    return compare_with_dali("webdataset", tmp_path, kwargs, batch_size, iterations, last_valid)
 
 
 @pytest.fixture
@@ -79,7 +78,7 @@ def shards(tmp_path):
 def test_unshuffled_order_and_outputs_match_dali(tmp_path, shards, with_index, pad, iterations):
     tars, idxs = shards
     kwargs = {"paths": tars, "ext": ["jpg;png", "cls", "f32"],
-              "dtypes": ["UINT8", "UINT8", "FLOAT"], "pad_last_batch": pad}
+              "dtypes": ["types.UINT8", "types.UINT8", "types.FLOAT"], "pad_last_batch": pad}
     if with_index:
         kwargs["index_paths"] = idxs
     compare(tmp_path, kwargs, 4, iterations)
@@ -133,7 +132,7 @@ def test_v11_indexes_without_member_names(tmp_path, shards):
 def test_dtypes_reinterpret_the_component_bytes(tmp_path, shards):
     tars, idxs = shards
     (f32, as_i16), = compare(tmp_path, {"paths": tars, "index_paths": idxs, "ext": ["f32", "f32"],
-                                        "dtypes": ["FLOAT", "INT16"]}, 4, 1)
+                                        "dtypes": ["types.FLOAT", "types.INT16"]}, 4, 1)
     assert f32[1].dtype == np.float32 and as_i16[1].dtype == np.int16
     np.testing.assert_array_equal(f32[1], np.tile(np.arange(2, dtype=np.float32), 2))
 
@@ -144,7 +143,7 @@ def test_long_and_pax_names(tmp_path):
     # DALI reads pax headers through an index only (wds2idx uses GNU tar); Sluice also without.
     tars, idxs = write_shards(tmp_path, [3, 2], long_names=True, fmt=tarfile.PAX_FORMAT)
     ref = compare(tmp_path, {"paths": tars, "index_paths": idxs, "ext": ["jpg;png", "cls"]}, 5, 1)
-    assert_runs_equal(run_sluice("webdataset", {"paths": tars, "ext": ["jpg;png", "cls"]}, 5, 1),
+    assert_runs_equal(outputs(read("webdataset", {"paths": tars, "ext": ["jpg;png", "cls"]}, 5)),
                       ref)
 
 
@@ -154,25 +153,25 @@ def test_shuffled_epochs_hold_every_sample_once_as_dali(tmp_path, shards):
     kwargs = {"paths": tars, "index_paths": idxs, "ext": ["jpg;png", "cls"], "random_shuffle": True,
               "seed": 7, "pad_last_batch": True}
     batch = 7
-    ours = run_sluice("webdataset", kwargs, batch, 4, ())
-    ref = run_dali("webdataset", kwargs, batch, 4, tmp_path, ())
-    unshuffled = run_sluice("webdataset", {**kwargs, "random_shuffle": False}, total, 1, ())
+    ours = outputs(read("webdataset", kwargs, batch, 4))
+    ref = outputs(read_dali("webdataset", kwargs, batch, tmp_path, 4))
+    unshuffled = outputs(read("webdataset", {**kwargs, "random_shuffle": False}, total, 1))
     everything = sorted(bytes(x) for x in unshuffled[0][0])
     for runs in (ours, ref):
         for e in range(2):
             epoch = sorted(bytes(x) for t in (2 * e, 2 * e + 1) for x in runs[t][0])
             assert epoch == everything
     assert [bytes(x) for x in ours[0][0]] != [bytes(x) for x in unshuffled[0][0][:batch]]
-    again = run_sluice("webdataset", kwargs, batch, 4, ())
+    again = outputs(read("webdataset", kwargs, batch, 4))
     assert_runs_equal(ours, again)
 
 
 def test_read_ahead_and_other_common_arguments_keep_the_order(tmp_path, shards):
     tars, idxs = shards
     kwargs = {"paths": tars, "index_paths": idxs, "ext": ["jpg;png;JPG"], "pad_last_batch": True}
-    plain = run_sluice("webdataset", kwargs, 4, 8)
-    hinted = run_sluice("webdataset", {**kwargs, "read_ahead": True, "dont_use_mmap": True,
-                                       "skip_cached_images": True, "initial_fill": 10}, 4, 8)
+    plain = outputs(read("webdataset", kwargs, 4, 8))
+    hinted = outputs(read("webdataset", {**kwargs, "read_ahead": True, "dont_use_mmap": True,
+                                         "skip_cached_images": True, "initial_fill": 10}, 4, 8))
     assert_runs_equal(plain, hinted)
 
 
