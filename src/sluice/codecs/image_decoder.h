@@ -33,9 +33,10 @@
 // M = 255 or 65535 (Pillow rounds the same value half-to-even). P1/P4: 1 = black.
 //
 // Orientation: with adjust_orientation (default) the EXIF orientation from peek_image (TIFF:
-// the Orientation tag of the first IFD; WebP and JPEG 2000: none) is applied, as Pillow's ImageOps.exif_transpose does (geometry in image_info.h). The crop window
-// is given in these output (oriented) coordinates; it is mapped to the stored grid, that region
-// is decoded, then rotated / flipped. Without a transform, pixels go straight into `out`.
+// the Orientation tag of the first IFD; WebP and JPEG 2000: none) is applied, as Pillow's
+// ImageOps.exif_transpose does (geometry in image_info.h). The crop window is given in these output
+// (oriented) coordinates; it is mapped to the stored grid, that region is decoded, then rotated /
+// flipped. Without a transform, pixels go straight into `out`.
 //
 // JPEG specifics: JDCT_ISLOW, fancy upsampling on, no DCT scaling (djpeg / Pillow defaults), so
 // outputs equal a plain libjpeg-turbo full decode bit for bit. With a crop window only the

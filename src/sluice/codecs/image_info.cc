@@ -91,7 +91,8 @@ ImageFormat detect_format(const uint8_t* d, size_t n) {
   if (n >= 12 && std::memcmp(d, "RIFF", 4) == 0 && std::memcmp(d + 8, "WEBP", 4) == 0) {
     return ImageFormat::kWebp;
   }
-  if ((n >= 12 && std::memcmp(d, kJp2Sig, 12) == 0) || (n >= 4 && std::memcmp(d, kJ2kSig, 4) == 0)) {
+  if ((n >= 12 && std::memcmp(d, kJp2Sig, 12) == 0) ||
+      (n >= 4 && std::memcmp(d, kJ2kSig, 4) == 0)) {
     return ImageFormat::kJpeg2000;
   }
   if (n >= 2 && d[0] == 0xFF && d[1] == 0xD8) return ImageFormat::kJpeg;
@@ -129,9 +130,9 @@ std::string hex_bytes(const uint8_t* d, size_t n) {
   std::string printable;
   for (size_t i = 0; i < n && i < 16; ++i)
     printable += (d[i] >= 32 && d[i] < 127) ? char(d[i]) : '.';
-  throw DecodeError(make_string("unrecognised image format: the first bytes (", hex_bytes(d, n),
-                                " = \"", printable,
-                                "\") match no JPEG, PNG, BMP, PNM, TIFF, WebP or JPEG 2000 signature"));
+  throw DecodeError(make_string(
+      "unrecognised image format: the first bytes (", hex_bytes(d, n), " = \"", printable,
+      "\") match no JPEG, PNG, BMP, PNM, TIFF, WebP or JPEG 2000 signature"));
 }
 
 ChromaSubsampling classify_subsampling(const JpegDetails& j) {

@@ -4,9 +4,9 @@
 // peek_image() reads only the headers of an encoded image held in memory: the JPEG markers up to
 // the first SOS, the PNG signature + IHDR (+ the chunk list, for tRNS / eXIf), the BMP file and
 // DIB headers, the PNM header, the first TIFF IFD, the WebP RIFF chunk headers, or the JPEG 2000
-// boxes up to the codestream's SIZ marker. It needs none of the optional libraries. The format is always detected from magic bytes, never from a
-// file name. Malformed or truncated headers raise DecodeError with a message that names the
-// problem and, where useful, the byte offset.
+// boxes up to the codestream's SIZ marker. It needs none of the optional libraries. The format is
+// always detected from magic bytes, never from a file name. Malformed or truncated headers raise
+// DecodeError with a message that names the problem and, where useful, the byte offset.
 //
 // Coordinates: "raw" means the pixel grid as stored in the file; "oriented" (= output) means the
 // grid after applying the EXIF orientation, i.e. what a viewer shows and what decode_image()
@@ -24,12 +24,12 @@ namespace sluice::codecs {
 
 enum class ImageFormat : uint8_t {
   kUnknown,
-  kJpeg,  // FF D8 (SOI)
-  kPng,   // 89 'P' 'N' 'G' 0D 0A 1A 0A
-  kBmp,   // 'B' 'M'
-  kPnm,   // 'P' '1'..'6' followed by whitespace
-  kTiff,  // "II*\0" or "MM\0*"
-  kWebp,  // "RIFF" size "WEBP"
+  kJpeg,      // FF D8 (SOI)
+  kPng,       // 89 'P' 'N' 'G' 0D 0A 1A 0A
+  kBmp,       // 'B' 'M'
+  kPnm,       // 'P' '1'..'6' followed by whitespace
+  kTiff,      // "II*\0" or "MM\0*"
+  kWebp,      // "RIFF" size "WEBP"
   kJpeg2000,  // a JP2 signature box, or a J2K codestream (FF 4F FF 51)
 };
 // "JPEG", "PNG", "BMP", "PNM", "TIFF", "WebP", "JPEG 2000", "unknown"
@@ -105,10 +105,10 @@ struct PnmDetails {
 
 struct TiffDetails {
   bool big_endian = false;
-  int photometric = 0;     // 0 min-is-white, 1 min-is-black, 2 RGB, 3 palette, 6 YCbCr, ...
-  int compression = 1;     // 1 none, 5 LZW, 7 JPEG, 8 / 32946 deflate, 32773 PackBits, ...
-  int planar_config = 1;   // 1 chunky (interleaved), 2 separate planes
-  int sample_format = 1;   // 1 unsigned integer, 2 signed, 3 IEEE float
+  int photometric = 0;    // 0 min-is-white, 1 min-is-black, 2 RGB, 3 palette, 6 YCbCr, ...
+  int compression = 1;    // 1 none, 5 LZW, 7 JPEG, 8 / 32946 deflate, 32773 PackBits, ...
+  int planar_config = 1;  // 1 chunky (interleaved), 2 separate planes
+  int sample_format = 1;  // 1 unsigned integer, 2 signed, 3 IEEE float
   bool tiled = false;
   bool has_alpha = false;  // an extra sample after the colour samples
 };
@@ -120,7 +120,7 @@ struct WebpDetails {
 };
 
 struct Jpeg2000Details {
-  bool jp2 = false;     // JP2 box format; false: a raw J2K codestream
+  bool jp2 = false;         // JP2 box format; false: a raw J2K codestream
   bool subsampled = false;  // a component with XRsiz / YRsiz other than 1
   bool is_signed = false;   // a component with signed samples
 };

@@ -1,6 +1,7 @@
 // JPEG 2000: the header parser of peek_image (JP2 boxes, the codestream's SIZ marker; no
 // library) and decoding through OpenJPEG, J2K codestreams and JP2 files (see image_decoder.h
-// for the contract). OpenJPEG decodes only the window (opj_set_decode_area). Components of up to
+// for the contract). The whole image is decoded and the window taken from it: OpenJPEG's own
+// region decoding (opj_set_decode_area) refuses some files that decode whole. Components of up to
 // 8 bits decode as 8-bit samples, deeper ones as 16-bit (other precisions are rescaled to the
 // full range: v * (2^depth - 1) / (2^precision - 1); signed samples are offset by 2^(p-1)).
 // Refused with DecodeError: subsampled components, more than 4 components.
@@ -71,8 +72,8 @@ ImageInfo peek_jpeg2000(const uint8_t* d, size_t n) {
                                   be16(s), ")"));
   }
   if (xsiz <= x0 || ysiz <= y0 || xsiz - x0 > 0x7FFFFFFFu || ysiz - y0 > 0x7FFFFFFFu) {
-    throw DecodeError(make_string("JPEG 2000: invalid image area ", x0, "..", xsiz, " x ", y0,
-                                  "..", ysiz));
+    throw DecodeError(
+        make_string("JPEG 2000: invalid image area ", x0, "..", xsiz, " x ", y0, "..", ysiz));
   }
   int precision = 0;
   for (uint32_t c = 0; c < comps; ++c) {
@@ -155,8 +156,8 @@ void decode_jpeg2000(const uint8_t* data, size_t size, const ImageInfo& info,
     throw DecodeError("JPEG 2000: subsampled components are not supported");
   }
   if (info.channels > 4) {
-    throw DecodeError(make_string("JPEG 2000: ", info.channels,
-                                  " components are not supported (at most 4)"));
+    throw DecodeError(
+        make_string("JPEG 2000: ", info.channels, " components are not supported (at most 4)"));
   }
   MemStream m;
   m.data = data;
@@ -177,30 +178,29 @@ void decode_jpeg2000(const uint8_t* data, size_t size, const ImageInfo& info,
   opj_dparameters_t params;
   opj_set_default_decoder_parameters(&params);
   if (!opj_setup_decoder(h.codec, &params)) fail(m, "cannot set up the decoder");
+#if OPJ_VERSION_MAJOR > 2 || (OPJ_VERSION_MAJOR == 2 && OPJ_VERSION_MINOR >= 5)
+  // Truncated codestreams are errors, not images with missing detail (Note [Corrupt data
+  // policy] in image_decoder.h).
+  opj_decoder_set_strict_mode(h.codec, OPJ_TRUE);
+#endif
   if (!opj_read_header(h.stream, h.codec, &h.image)) fail(m, "cannot read the header");
   opj_image_t* img = h.image;
   if (img->x1 - img->x0 != info.width || img->y1 - img->y0 != info.height ||
       static_cast<int>(img->numcomps) != info.channels) {
     throw InvalidArgument("ImageInfo does not match the JPEG 2000 data (use peek_image)");
   }
-  const CropWindow& w = req.window;
-  if (!opj_set_decode_area(h.codec, img, static_cast<OPJ_INT32>(img->x0 + w.x),
-                           static_cast<OPJ_INT32>(img->y0 + w.y),
-                           static_cast<OPJ_INT32>(img->x0 + w.x + w.w),
-                           static_cast<OPJ_INT32>(img->y0 + w.y + w.h))) {
-    fail(m, "cannot set the decode area");
-  }
   if (!opj_decode(h.codec, h.stream, img) || !opj_end_decompress(h.codec, h.stream)) {
     fail(m, "cannot decode the image");
   }
+  const CropWindow& w = req.window;
   const int nc = static_cast<int>(img->numcomps);  // a JP2 palette may have changed it
   if (nc < 1 || nc > 4) fail(m, "the decoded image has an unsupported number of components");
   int precision = 0;
   for (int c = 0; c < nc; ++c) {
     const opj_image_comp_t& comp = img->comps[c];
-    if (comp.data == nullptr || comp.w != static_cast<OPJ_UINT32>(w.w) ||
-        comp.h != static_cast<OPJ_UINT32>(w.h) || comp.prec < 1 || comp.prec > 31) {
-      fail(m, "a component was not decoded to the requested window");
+    if (comp.data == nullptr || comp.w != static_cast<OPJ_UINT32>(info.width) ||
+        comp.h != static_cast<OPJ_UINT32>(info.height) || comp.prec < 1 || comp.prec > 31) {
+      fail(m, "a component was not decoded to the image's size");
     }
     precision = std::max(precision, static_cast<int>(comp.prec));
   }
@@ -217,7 +217,7 @@ void decode_jpeg2000(const uint8_t* data, size_t size, const ImageInfo& info,
       const int64_t p = comp.prec;
       const int64_t max = (int64_t{1} << p) - 1;
       const int64_t offset = comp.sgnd ? int64_t{1} << (p - 1) : 0;
-      const OPJ_INT32* in = comp.data + y * w.w;
+      const OPJ_INT32* in = comp.data + (w.y + y) * info.width + w.x;
       for (int64_t x = 0; x < w.w; ++x) {
         const int64_t v = std::clamp<int64_t>(in[x] + offset, 0, max);
         row[x * nc + c] = static_cast<uint16_t>(p == (depth == 8 ? 8 : 16) ? v : v * out_max / max);
@@ -234,8 +234,7 @@ void decode_jpeg2000(const uint8_t* data, size_t size, const ImageInfo& info,
 
 #else  // !SLUICE_HAS_OPENJPEG
 
-void decode_jpeg2000(const uint8_t*, size_t, const ImageInfo&, const RegionRequest&,
-                     ScratchImpl&) {
+void decode_jpeg2000(const uint8_t*, size_t, const ImageInfo&, const RegionRequest&, ScratchImpl&) {
   throw DecodeError(
       "JPEG 2000 decoding is not available: Sluice was built without OpenJPEG (install "
       "libopenjp2-7-dev and rebuild)");

@@ -110,11 +110,12 @@ TiffPtr open_tiff(MemFile& f) {
   }();
   (void)handlers_set;
   tls_file = &f;
-  TIFF* t = TIFFClientOpen("", "r", &f, mem_read, mem_write, mem_seek, mem_close, mem_size,
-                           mem_map, mem_unmap);
+  TIFF* t = TIFFClientOpen("", "r", &f, mem_read, mem_write, mem_seek, mem_close, mem_size, mem_map,
+                           mem_unmap);
 #endif
   if (t == nullptr) {
-    throw DecodeError("TIFF: " + (f.error.empty() ? std::string("libtiff cannot open it") : f.error));
+    throw DecodeError("TIFF: " +
+                      (f.error.empty() ? std::string("libtiff cannot open it") : f.error));
   }
   return TiffPtr(t);
 }
@@ -125,10 +126,10 @@ TiffPtr open_tiff(MemFile& f) {
 
 // How one row of stored samples becomes a row of the source layout.
 struct RowFormat {
-  int spp = 1;         // stored samples per pixel
-  int bits = 8;        // stored bits per sample
-  int channels = 1;    // of the source layout
-  bool invert = false;  // min-is-white
+  int spp = 1;                   // stored samples per pixel
+  int bits = 8;                  // stored bits per sample
+  int channels = 1;              // of the source layout
+  bool invert = false;           // min-is-white
   const uint16_t* cmap[3] = {};  // palette images: the colour map
 };
 
@@ -183,11 +184,14 @@ void decode_tiff(const uint8_t* data, size_t size, const ImageInfo& info, const 
   TIFF* t = owner.get();
   uint32_t width = 0, height = 0;
   uint16_t spp = 1, bits = 1, photometric = 0, planar = 1, format = 1, compression = 1;
-  if (!TIFFGetField(t, TIFFTAG_IMAGEWIDTH, &width) || !TIFFGetField(t, TIFFTAG_IMAGELENGTH, &height))
+  if (!TIFFGetField(t, TIFFTAG_IMAGEWIDTH, &width) ||
+      !TIFFGetField(t, TIFFTAG_IMAGELENGTH, &height))
     fail(f, "no image size");
+  // decode_image re-derives `info` from these bytes: a disagreement is a malformed header
+  // (e.g. a tag given twice) that libtiff reads differently.
   if (width != info.width || height != info.height) {
-    throw InvalidArgument(make_string("ImageInfo (", info.width, "x", info.height,
-                                      ") does not match the TIFF data (", width, "x", height, ")"));
+    throw DecodeError(make_string("TIFF: inconsistent header: libtiff reads ", width, "x", height,
+                                  ", the first IFD says ", info.width, "x", info.height));
   }
   TIFFGetFieldDefaulted(t, TIFFTAG_SAMPLESPERPIXEL, &spp);
   TIFFGetFieldDefaulted(t, TIFFTAG_BITSPERSAMPLE, &bits);
@@ -196,7 +200,9 @@ void decode_tiff(const uint8_t* data, size_t size, const ImageInfo& info, const 
   TIFFGetFieldDefaulted(t, TIFFTAG_COMPRESSION, &compression);
   if (!TIFFGetField(t, TIFFTAG_PHOTOMETRIC, &photometric)) photometric = info.tiff.photometric;
   if (spp != info.channels || photometric != info.tiff.photometric) {
-    throw InvalidArgument("ImageInfo does not match the TIFF data (use peek_image)");
+    throw DecodeError(make_string(
+        "TIFF: inconsistent header: libtiff reads ", spp, " samples per pixel and photometric ",
+        photometric, ", the first IFD says ", info.channels, " and ", info.tiff.photometric));
   }
   if (format != SAMPLEFORMAT_UINT) {
     throw DecodeError(make_string("TIFF: SampleFormat ", format,
@@ -255,8 +261,8 @@ void decode_tiff(const uint8_t* data, size_t size, const ImageInfo& info, const 
     if (bits < 8) throw DecodeError("TIFF: tiles of 1, 2 or 4-bit samples are not supported");
     // Far larger tiles than the image are a decompression bomb, not an image.
     if (uint64_t{tw} * th > std::max<uint64_t>(uint64_t{1} << 24, 4 * uint64_t{width} * height)) {
-      throw DecodeError(make_string("TIFF: ", tw, "x", th, " tiles for a ", width, "x", height,
-                                    " image"));
+      throw DecodeError(
+          make_string("TIFF: ", tw, "x", th, " tiles for a ", width, "x", height, " image"));
     }
   }
   const size_t pixel_bytes = static_cast<size_t>(spp) * bits / 8;  // tiles: bits >= 8
@@ -268,7 +274,8 @@ void decode_tiff(const uint8_t* data, size_t size, const ImageInfo& info, const 
   uint8_t* buf = scratch.rows.get(band_rows * row_bytes + tile_bytes + unpacked_bytes + 64);
   uint8_t* band = buf;
   uint8_t* tile = band + band_rows * row_bytes;
-  uint8_t* unpacked = tile + tile_bytes + 32 - (reinterpret_cast<uintptr_t>(tile + tile_bytes) % 32);
+  uint8_t* unpacked =
+      tile + tile_bytes + 32 - (reinterpret_cast<uintptr_t>(tile + tile_bytes) % 32);
 
   const int64_t y_end = req.window.y + req.window.h;
   auto emit = [&](const uint8_t* raw, int64_t y) {

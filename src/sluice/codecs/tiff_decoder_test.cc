@@ -136,8 +136,8 @@ Image decode_tiff(const std::vector<uint8_t>& b, OutputColor c = OutputColor::kR
 }
 
 TEST(TiffDecoder, StripsAndCompressionsEqualTheSourceAndLibtiff) {
-  for (int compression : {COMPRESSION_NONE, COMPRESSION_LZW, COMPRESSION_ADOBE_DEFLATE,
-                          COMPRESSION_PACKBITS}) {
+  for (int compression :
+       {COMPRESSION_NONE, COMPRESSION_LZW, COMPRESSION_ADOBE_DEFLATE, COMPRESSION_PACKBITS}) {
     TiffSpec s;
     s.compression = compression;
     const auto rows = random_rows(s, 1);

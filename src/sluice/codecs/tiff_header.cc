@@ -74,8 +74,8 @@ ImageInfo peek_tiff(const uint8_t* d, size_t n) {
   const int count_size = big ? 8 : 2;
   const size_t inline_bytes = big ? 8 : 4;
   if (ifd < 8 || ifd >= n) {
-    throw DecodeError(make_string("TIFF: the first IFD's offset ", ifd, " lies outside the ", n,
-                                  "-byte file"));
+    throw DecodeError(
+        make_string("TIFF: the first IFD's offset ", ifd, " lies outside the ", n, "-byte file"));
   }
   const uint64_t count = r.u(ifd, count_size);
   if (count == 0 || count > (n - ifd) / entry_size) {

@@ -116,8 +116,8 @@ void decode_webp(const uint8_t* data, size_t size, const ImageInfo& info, const 
   if (st != VP8_STATUS_OK) throw DecodeError(make_string("WebP: ", status_name(st)));
   if (config.input.width != info.width || config.input.height != info.height) {
     throw InvalidArgument(make_string("ImageInfo (", info.width, "x", info.height,
-                                      ") does not match the WebP data (", config.input.width,
-                                      "x", config.input.height, ")"));
+                                      ") does not match the WebP data (", config.input.width, "x",
+                                      config.input.height, ")"));
   }
   if (config.input.has_animation) throw DecodeError("WebP: animated images are not supported");
   const bool alpha = info.webp.has_alpha;

@@ -140,7 +140,8 @@ std::vector<uint8_t> encode_jpeg2000(const std::vector<uint16_t>& px, int w, int
     c.dx = c.dy = 1;
     c.w = w, c.h = h, c.prec = prec;
   }
-  opj_image_t* img = opj_image_create(nc, parms.data(), nc >= 3 ? OPJ_CLRSPC_SRGB : OPJ_CLRSPC_GRAY);
+  opj_image_t* img =
+      opj_image_create(nc, parms.data(), nc >= 3 ? OPJ_CLRSPC_SRGB : OPJ_CLRSPC_GRAY);
   img->x1 = w, img->y1 = h;
   for (int c = 0; c < nc; ++c) {
     for (int i = 0; i < w * h; ++i) img->comps[c].data[i] = px[size_t(i) * nc + c];
