@@ -21,7 +21,9 @@ OpSchema decoder_schema(const std::string& name, const std::string& doc) {
   OpSchema s(name);
   s.doc(doc)
       .num_inputs(1, 1)
-      .input_doc("data", "Encoded images (JPEG, PNG, BMP, PNM), e.g. from readers.file.")
+      .input_doc("data",
+                 "Encoded images (JPEG, PNG, BMP, PNM, TIFF, WebP, JPEG 2000), e.g. from "
+                 "readers.file.")
       .devices({OpDevice::kCPU, OpDevice::kMixed})
       .enum_arg("output_type", {"RGB", "BGR", "GRAY", "YCbCr", "ANY_DATA"}, "RGB",
                 "Colour space of the output; ANY_DATA keeps the file's channels.")
