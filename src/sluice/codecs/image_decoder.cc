@@ -93,6 +93,10 @@ CropWindow output_window(const ImageInfo& info, const DecodeParams& p) {
 
 }  // namespace
 
+bool has_deep_samples(const ImageInfo& info) {
+  return info.bit_depth > 8 || (info.format == ImageFormat::kTiff && info.tiff.photometric == 3);
+}
+
 int output_channels(const ImageInfo& info, OutputColor color) {
   return layout_channels(output_layout(info, color));
 }

@@ -124,6 +124,10 @@ class DecoderScratch {
 // Channels of the output for `color` (see the table above).
 int output_channels(const ImageInfo& info, OutputColor color);
 
+// Whether the decoded samples have more than 8 bits (16-bit PNG, TIFF and PNM, JPEG 2000 deeper
+// than 8 bits, TIFF palettes' 16-bit colour maps): only DType kUInt16 keeps them exactly.
+bool has_deep_samples(const ImageInfo& info);
+
 // {H, W, C} of decode_image's output. Throws DecodeError when the stored size exceeds
 // params.max_pixels (so a caller never sizes a buffer for an over-limit image), and
 // InvalidArgument for an unknown format, a crop window that is empty or outside the oriented

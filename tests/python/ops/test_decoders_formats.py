@@ -160,8 +160,8 @@ def test_sixteen_bit_keeps_its_samples(files, photos):
         else:
             ref = a.astype(np.uint16) * 257 + 3
         np.testing.assert_array_equal(any16[0], ref, err_msg=name)
-        np.testing.assert_array_equal(rgb8[0], np.broadcast_to(ref >> 8, rgb8[0].shape).astype(np.uint8),
-                                      err_msg=name)
+        high_byte = np.broadcast_to(ref >> 8, rgb8[0].shape).astype(np.uint8)
+        np.testing.assert_array_equal(rgb8[0], high_byte, err_msg=name)
 
 
 def _all_outputs(fn, types, x):
@@ -171,24 +171,27 @@ def _all_outputs(fn, types, x):
             fn.decoders.image(x, output_type=types.RGB, dtype=types.UINT16),
             fn.decoders.image(x, output_type=types.ANY_DATA, dtype=types.UINT16),
             fn.decoders.image(x, output_type=types.GRAY),
+            fn.decoders.image(x, dtype=types.FLOAT),
             fn.peek_image_shape(x))
 
 
 def test_equals_dali(files, tmp_path):
-    """RGB, BGR and ANY_DATA, 8 and 16 bits, bit for bit with DALI 2.4's CPU decoder; GRAY
-    within 1 (DALI's grey formula for WebP and JPEG 2000 is OpenCV's; Sluice's is Pillow's for
-    every format). 16-bit samples narrowed to UINT8 differ by the rounding (COMPATIBILITY.md)."""
+    """RGB, BGR and ANY_DATA, 8 and 16 bits, bit for bit with DALI 2.4's CPU decoder, FLOAT to
+    1e-6; GRAY within 1 (DALI's grey formula is mostly OpenCV's; Sluice's is Pillow's for every
+    format). 16-bit samples narrowed to UINT8 differ by the rounding (COMPATIBILITY.md)."""
     names = sorted(files)
     batch = [np.frombuffer(files[n], np.uint8) for n in names]
     ours = run_sluice(_all_outputs, [batch])
     ref = run_dali(_all_outputs, [batch], tmp_path)
-    kinds = ["RGB", "BGR", "ANY_DATA", "RGB16", "ANY16", "GRAY", "shape"]
+    kinds = ["RGB", "BGR", "ANY_DATA", "RGB16", "ANY16", "GRAY", "FLOAT", "shape"]
     assert len(ours) == len(ref) == len(kinds) and len(ref[0]) == len(names)
     for kind, a, b in zip(kinds, ours, ref):
         for name, x, y in zip(names, a, b):
             assert x.shape == y.shape and x.dtype == y.dtype, (kind, name, x.shape, y.shape)
             narrowed = _sixteen_bit(name) or "palette" in name  # 16-bit samples or colour map
-            if kind == "GRAY" or (narrowed and kind in ("RGB", "BGR", "ANY_DATA")):
+            if kind == "FLOAT":  # at the file's precision: v / 255 or v / 65535
+                np.testing.assert_allclose(x, y, rtol=0, atol=1e-6, err_msg=name)
+            elif kind == "GRAY" or (narrowed and kind in ("RGB", "BGR", "ANY_DATA")):
                 assert np.abs(x.astype(int) - y.astype(int)).max() <= 1, (kind, name)
             else:
                 np.testing.assert_array_equal(x, y, err_msg=f"{kind} {name}")

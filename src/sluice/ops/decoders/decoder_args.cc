@@ -28,7 +28,8 @@ OpSchema decoder_schema(const std::string& name, const std::string& doc) {
       .enum_arg("output_type", {"RGB", "BGR", "GRAY", "YCbCr", "ANY_DATA"}, "RGB",
                 "Colour space of the output; ANY_DATA keeps the file's channels.")
       .arg("dtype", ArgType::kDType, std::string("UINT8"),
-           "Output type: UINT8, UINT16 (8-bit data scaled by 257) or FLOAT ([0, 1]).")
+           "Output type: UINT8, UINT16 (8-bit data scaled by 257) or FLOAT ([0, 1], at the "
+           "file's precision).")
       .arg("adjust_orientation", ArgType::kBool, true, "Apply the EXIF orientation.")
       .arg("max_pixels", ArgType::kInt, codecs::kDefaultMaxPixels,
            "Images with more pixels (from the header) are refused before decoding; 0: no limit.")
