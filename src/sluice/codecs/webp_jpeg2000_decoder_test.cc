@@ -233,6 +233,23 @@ TEST(OptionalFormats, DetectedFromTheBytes) {
   EXPECT_THROW(peek_image(webp, sizeof(webp)), DecodeError);
   EXPECT_THROW(peek_image(jp2, sizeof(jp2)), DecodeError);
   EXPECT_THROW(peek_image(j2k, sizeof(j2k)), DecodeError);
+  auto message = [](const std::vector<uint8_t>& b) {
+    try {
+      peek_image(b.data(), b.size());
+    } catch (const DecodeError& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  EXPECT_NE(message({'I', 'I', 42, 0, 0xFF, 0, 0, 0, 0, 0}).find("outside the 10-byte file"),
+            std::string::npos);
+  std::vector<uint8_t> no_codestream(jp2, jp2 + sizeof(jp2));
+  no_codestream.insert(no_codestream.end(), {0, 0, 0, 8, 'f', 't', 'y', 'p'});
+  EXPECT_NE(message(no_codestream).find("no codestream box"), std::string::npos);
+  std::vector<uint8_t> riff(webp, webp + sizeof(webp));
+  riff.insert(riff.end(), 20, 0);
+  std::memcpy(&riff[12], "VP9 ", 4);
+  EXPECT_NE(message(riff).find("unknown first chunk 'VP9 '"), std::string::npos);
 }
 
 }  // namespace
