@@ -10,9 +10,8 @@
 #   --seconds N       fuzz each target for N seconds (new inputs go to build/fuzz-corpus/<t>/work)
 #   -j, --jobs P      targets run at the same time (default 1; each is one process, one core)
 #   --no-build        use the binaries already in the build folder
-#   TARGET...         a subset of: fuzz_image fuzz_jpeg_structure fuzz_file_list fuzz_pipeline_json
-#                     fuzz_npy_header
-#                     fuzz_coco
+#   TARGET...         a subset of all_targets below (default: all)
+#                     fuzz_tiff fuzz_webp fuzz_jpeg2000
 # Environment: SLUICE_FUZZ_BUILD (default build/fuzz), SLUICE_FUZZ_CC / SLUICE_FUZZ_CXX (default
 # clang-14 / clang++-14, as the fuzz preset says), SLUICE_TEST_DATA (the image data for the seeds).
 #
@@ -28,7 +27,8 @@ set -uo pipefail
 cd "$(dirname "$0")/../.."
 
 all_targets=(fuzz_image fuzz_jpeg_structure fuzz_file_list fuzz_pipeline_json
-  fuzz_npy_header fuzz_tfrecord fuzz_recordio fuzz_tar_index fuzz_lmdb_records fuzz_coco)
+  fuzz_npy_header fuzz_tfrecord fuzz_recordio fuzz_tar_index fuzz_lmdb_records fuzz_coco
+  fuzz_tiff fuzz_webp fuzz_jpeg2000)
 mode=""
 seconds=0
 jobs=1
@@ -41,7 +41,7 @@ while [ $# -gt 0 ]; do
     --summary) mode=summary ;;
     -j|--jobs) jobs=${2:?--jobs needs a number}; shift ;;
     --no-build) build=0 ;;
-    -h|--help) sed -n '2,24p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,25p' "$0"; exit 0 ;;
     fuzz_*) targets+=("$1") ;;
     *) echo "run.sh: unknown argument '$1' (see --help)" >&2; exit 2 ;;
   esac
@@ -109,6 +109,7 @@ max_len() {
     fuzz_tar_index) echo 65536 ;;
     fuzz_lmdb_records) echo 65536 ;;
     fuzz_coco) echo 16384 ;;
+    fuzz_tiff|fuzz_webp|fuzz_jpeg2000) echo 65536 ;;
   esac
 }
 

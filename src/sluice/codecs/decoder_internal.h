@@ -67,12 +67,27 @@ void decode_bmp(const uint8_t* data, size_t size, const ImageInfo& info, const R
                 ScratchImpl& scratch);
 void decode_pnm(const uint8_t* data, size_t size, const ImageInfo& info, const RegionRequest& req,
                 ScratchImpl& scratch);
+// The optional formats: without their library (SLUICE_HAS_TIFF / _WEBP / _OPENJPEG) these throw
+// DecodeError naming the package to install.
+void decode_tiff(const uint8_t* data, size_t size, const ImageInfo& info, const RegionRequest& req,
+                 ScratchImpl& scratch);
+void decode_webp(const uint8_t* data, size_t size, const ImageInfo& info, const RegionRequest& req,
+                 ScratchImpl& scratch);
+void decode_jpeg2000(const uint8_t* data, size_t size, const ImageInfo& info,
+                     const RegionRequest& req, ScratchImpl& scratch);
+
+// The layout a TIFF decodes to before colour conversion (its kAnyData layout): grey, grey+alpha,
+// RGB (palette and YCbCr images too) or RGBA, from the header's photometric and sample count.
+PixelLayout tiff_layout(const ImageInfo& info);
 
 // Header parsers for the simple formats (the format's magic bytes already matched).
 ImageInfo peek_bmp(const uint8_t* data, size_t size);
 ImageInfo peek_pnm(const uint8_t* data, size_t size);
 ImageInfo peek_jpeg(const uint8_t* data, size_t size);
 ImageInfo peek_png(const uint8_t* data, size_t size);
+ImageInfo peek_tiff(const uint8_t* data, size_t size);
+ImageInfo peek_webp(const uint8_t* data, size_t size);
+ImageInfo peek_jpeg2000(const uint8_t* data, size_t size);
 
 // Rotates / flips the HWC image `src` (stored size `raw`, `channels` x `elem_size` bytes per
 // pixel) into `dst` by EXIF orientation `orientation` (geometry in image_info.h). src != dst.

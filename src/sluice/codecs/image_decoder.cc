@@ -1,5 +1,7 @@
 #include "sluice/codecs/image_decoder.h"
 
+#include <algorithm>
+
 #include "sluice/codecs/decoder_internal.h"
 #include "sluice/core/error.h"
 
@@ -41,6 +43,15 @@ PixelLayout natural_layout(const ImageInfo& info) {
       return info.bmp.has_alpha ? PixelLayout::kRGBA : PixelLayout::kRGB;
     case ImageFormat::kPnm:
       return info.channels == 1 ? PixelLayout::kGray : PixelLayout::kRGB;
+    case ImageFormat::kTiff:
+      return tiff_layout(info);
+    case ImageFormat::kWebp:
+      return info.webp.has_alpha ? PixelLayout::kRGBA : PixelLayout::kRGB;
+    case ImageFormat::kJpeg2000: {
+      static constexpr PixelLayout kLayouts[] = {PixelLayout::kGray, PixelLayout::kGrayAlpha,
+                                                 PixelLayout::kRGB, PixelLayout::kRGBA};
+      return kLayouts[std::clamp(info.channels, 1, 4) - 1];
+    }
     case ImageFormat::kUnknown:
       break;
   }
@@ -82,6 +93,10 @@ CropWindow output_window(const ImageInfo& info, const DecodeParams& p) {
 
 }  // namespace
 
+bool has_deep_samples(const ImageInfo& info) {
+  return info.bit_depth > 8 || (info.format == ImageFormat::kTiff && info.tiff.photometric == 3);
+}
+
 int output_channels(const ImageInfo& info, OutputColor color) {
   return layout_channels(output_layout(info, color));
 }
@@ -117,11 +132,13 @@ void decode_image(const uint8_t* data, size_t size, const ImageInfo& info,
                                       " but the data is ", format_name(actual)));
   }
 
-  // BMP and PNM decoders read offsets from the header: re-derive them from the bytes rather
-  // than trusting a caller-supplied ImageInfo.
+  // The BMP and PNM decoders read offsets from the header, the others size buffers by it:
+  // re-derive it from the bytes rather than trusting a caller-supplied ImageInfo.
   ImageInfo fresh;
   const ImageInfo* hdr = &info;
-  if (info.format == ImageFormat::kBmp || info.format == ImageFormat::kPnm) {
+  if (info.format == ImageFormat::kBmp || info.format == ImageFormat::kPnm ||
+      info.format == ImageFormat::kTiff || info.format == ImageFormat::kWebp ||
+      info.format == ImageFormat::kJpeg2000) {
     fresh = peek_image(data, size);
     if (fresh.width != info.width || fresh.height != info.height ||
         fresh.channels != info.channels) {
@@ -161,6 +178,15 @@ void decode_image(const uint8_t* data, size_t size, const ImageInfo& info,
       break;
     case ImageFormat::kPnm:
       detail::decode_pnm(data, size, *hdr, req, scratch.impl());
+      break;
+    case ImageFormat::kTiff:
+      detail::decode_tiff(data, size, *hdr, req, scratch.impl());
+      break;
+    case ImageFormat::kWebp:
+      detail::decode_webp(data, size, *hdr, req, scratch.impl());
+      break;
+    case ImageFormat::kJpeg2000:
+      detail::decode_jpeg2000(data, size, *hdr, req, scratch.impl());
       break;
     case ImageFormat::kUnknown:
       throw InvalidArgument("unknown image format");

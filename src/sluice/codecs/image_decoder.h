@@ -1,5 +1,8 @@
 #pragma once
-// CPU image decoding: JPEG (libjpeg-turbo, libjpeg API), PNG (libpng 1.6), BMP and PNM.
+// CPU image decoding: JPEG (libjpeg-turbo, libjpeg API), PNG (libpng 1.6), BMP and PNM, and
+// where Sluice was built with their libraries TIFF (libtiff), WebP (libwebp) and JPEG 2000
+// (OpenJPEG); without one, decode_image raises DecodeError naming the package to install.
+// The format comes from the bytes (detect_format), never from a file name.
 //
 // Usage (one DecoderScratch per thread, see below):
 //   ImageInfo info = peek_image(data, size);                 // headers only
@@ -18,18 +21,22 @@
 //                RGB, Note [CMYK]); PNG grey 1, grey+alpha 2, RGB 3, RGBA 4, palette 3 (4 when a
 //                tRNS chunk gives it alpha; grey/RGB tRNS colour keys are ignored); BMP 3 (palette
 //                and 24-bit, and 32-bit without an alpha mask) or 4 (32-bit BI_BITFIELDS with an
-//                alpha mask); PNM 1 (P1, P2, P4, P5) or 3 (P3, P6).
+//                alpha mask); PNM 1 (P1, P2, P4, P5) or 3 (P3, P6); TIFF grey 1, grey+alpha
+//                2, RGB 3, RGBA 4 (samples past the fourth dropped), palette 3, JPEG YCbCr 3;
+//                WebP 3, or 4 with alpha; JPEG 2000 its components (1..4).
 //
-// Output depth (DecodeParams::dtype): kUInt8 (default) or kUInt16. 16-bit PNGs and PNMs with
-// maxval > 255 keep their precision in kUInt16; 8-bit data is widened exactly (v * 257); 16-bit
-// PNG data requested as kUInt8 keeps the high byte (Note [Depth]). PNM samples are rescaled
+// Output depth (DecodeParams::dtype): kUInt8 (default) or kUInt16. 16-bit PNGs, TIFFs and JPEG
+// 2000s and PNMs with maxval > 255 keep their precision in kUInt16 (TIFF palettes: the 16-bit
+// colour map); 8-bit data is widened exactly (v * 257); 16-bit data requested as kUInt8 keeps
+// the high byte (Note [Depth]). PNM samples are rescaled
 // from maxval to the output's full range with round-half-up: (v * M + maxval / 2) / maxval,
 // M = 255 or 65535 (Pillow rounds the same value half-to-even). P1/P4: 1 = black.
 //
-// Orientation: with adjust_orientation (default) the EXIF orientation from peek_image is
-// applied, as Pillow's ImageOps.exif_transpose does (geometry in image_info.h). The crop window
-// is given in these output (oriented) coordinates; it is mapped to the stored grid, that region
-// is decoded, then rotated / flipped. Without a transform, pixels go straight into `out`.
+// Orientation: with adjust_orientation (default) the EXIF orientation from peek_image (TIFF:
+// the Orientation tag of the first IFD; WebP and JPEG 2000: none) is applied, as Pillow's
+// ImageOps.exif_transpose does (geometry in image_info.h). The crop window is given in these output
+// (oriented) coordinates; it is mapped to the stored grid, that region is decoded, then rotated /
+// flipped. Without a transform, pixels go straight into `out`.
 //
 // JPEG specifics: JDCT_ISLOW, fancy upsampling on, no DCT scaling (djpeg / Pillow defaults), so
 // outputs equal a plain libjpeg-turbo full decode bit for bit. With a crop window only the
@@ -116,6 +123,10 @@ class DecoderScratch {
 
 // Channels of the output for `color` (see the table above).
 int output_channels(const ImageInfo& info, OutputColor color);
+
+// Whether the decoded samples have more than 8 bits (16-bit PNG, TIFF and PNM, JPEG 2000 deeper
+// than 8 bits, TIFF palettes' 16-bit colour maps): only DType kUInt16 keeps them exactly.
+bool has_deep_samples(const ImageInfo& info);
 
 // {H, W, C} of decode_image's output. Throws DecodeError when the stored size exceeds
 // params.max_pixels (so a caller never sizes a buffer for an over-limit image), and

@@ -21,6 +21,12 @@ std::string_view format_name(ImageFormat f) {
       return "BMP";
     case ImageFormat::kPnm:
       return "PNM";
+    case ImageFormat::kTiff:
+      return "TIFF";
+    case ImageFormat::kWebp:
+      return "WebP";
+    case ImageFormat::kJpeg2000:
+      return "JPEG 2000";
     case ImageFormat::kUnknown:
       break;
   }
@@ -74,7 +80,21 @@ bool JpegDetails::decodable() const {
 
 ImageFormat detect_format(const uint8_t* d, size_t n) {
   static constexpr uint8_t kPngSig[8] = {0x89, 'P', 'N', 'G', 0x0D, 0x0A, 0x1A, 0x0A};
+  static constexpr uint8_t kJp2Sig[12] = {0, 0, 0, 12, 'j', 'P', ' ', ' ', 0x0D, 0x0A, 0x87, 0x0A};
+  static constexpr uint8_t kJ2kSig[4] = {0xFF, 0x4F, 0xFF, 0x51};  // SOC, SIZ
   if (d == nullptr) return ImageFormat::kUnknown;
+  // TIFF: "II" 42 or "MM" 42 (43: BigTIFF), little- or big-endian.
+  if (n >= 4 && ((d[0] == 'I' && d[1] == 'I' && (d[2] == 42 || d[2] == 43) && d[3] == 0) ||
+                 (d[0] == 'M' && d[1] == 'M' && d[2] == 0 && (d[3] == 42 || d[3] == 43)))) {
+    return ImageFormat::kTiff;
+  }
+  if (n >= 12 && std::memcmp(d, "RIFF", 4) == 0 && std::memcmp(d + 8, "WEBP", 4) == 0) {
+    return ImageFormat::kWebp;
+  }
+  if ((n >= 12 && std::memcmp(d, kJp2Sig, 12) == 0) ||
+      (n >= 4 && std::memcmp(d, kJ2kSig, 4) == 0)) {
+    return ImageFormat::kJpeg2000;
+  }
   if (n >= 2 && d[0] == 0xFF && d[1] == 0xD8) return ImageFormat::kJpeg;
   if (n >= 8 && std::memcmp(d, kPngSig, 8) == 0) return ImageFormat::kPng;
   if (n >= 2 && d[0] == 'B' && d[1] == 'M') return ImageFormat::kBmp;
@@ -110,9 +130,9 @@ std::string hex_bytes(const uint8_t* d, size_t n) {
   std::string printable;
   for (size_t i = 0; i < n && i < 16; ++i)
     printable += (d[i] >= 32 && d[i] < 127) ? char(d[i]) : '.';
-  throw DecodeError(make_string("unrecognised image format: the first bytes (", hex_bytes(d, n),
-                                " = \"", printable,
-                                "\") match no JPEG, PNG, BMP or PNM signature"));
+  throw DecodeError(make_string(
+      "unrecognised image format: the first bytes (", hex_bytes(d, n), " = \"", printable,
+      "\") match no JPEG, PNG, BMP, PNM, TIFF, WebP or JPEG 2000 signature"));
 }
 
 ChromaSubsampling classify_subsampling(const JpegDetails& j) {
@@ -421,6 +441,12 @@ ImageInfo peek_image(const uint8_t* data, size_t size) {
       return detail::peek_bmp(data, size);
     case ImageFormat::kPnm:
       return detail::peek_pnm(data, size);
+    case ImageFormat::kTiff:
+      return detail::peek_tiff(data, size);
+    case ImageFormat::kWebp:
+      return detail::peek_webp(data, size);
+    case ImageFormat::kJpeg2000:
+      return detail::peek_jpeg2000(data, size);
     case ImageFormat::kUnknown:
       break;
   }

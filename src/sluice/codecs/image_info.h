@@ -3,9 +3,10 @@
 //
 // peek_image() reads only the headers of an encoded image held in memory: the JPEG markers up to
 // the first SOS, the PNG signature + IHDR (+ the chunk list, for tRNS / eXIf), the BMP file and
-// DIB headers, or the PNM header. The format is always detected from magic bytes, never from a
-// file name. Malformed or truncated headers raise DecodeError with a message that names the
-// problem and, where useful, the byte offset.
+// DIB headers, the PNM header, the first TIFF IFD, the WebP RIFF chunk headers, or the JPEG 2000
+// boxes up to the codestream's SIZ marker. It needs none of the optional libraries. The format is
+// always detected from magic bytes, never from a file name. Malformed or truncated headers raise
+// DecodeError with a message that names the problem and, where useful, the byte offset.
 //
 // Coordinates: "raw" means the pixel grid as stored in the file; "oriented" (= output) means the
 // grid after applying the EXIF orientation, i.e. what a viewer shows and what decode_image()
@@ -23,15 +24,19 @@ namespace sluice::codecs {
 
 enum class ImageFormat : uint8_t {
   kUnknown,
-  kJpeg,  // FF D8 (SOI)
-  kPng,   // 89 'P' 'N' 'G' 0D 0A 1A 0A
-  kBmp,   // 'B' 'M'
-  kPnm,   // 'P' '1'..'6' followed by whitespace
+  kJpeg,      // FF D8 (SOI)
+  kPng,       // 89 'P' 'N' 'G' 0D 0A 1A 0A
+  kBmp,       // 'B' 'M'
+  kPnm,       // 'P' '1'..'6' followed by whitespace
+  kTiff,      // "II*\0" or "MM\0*"
+  kWebp,      // "RIFF" size "WEBP"
+  kJpeg2000,  // a JP2 signature box, or a J2K codestream (FF 4F FF 51)
 };
-std::string_view format_name(ImageFormat f);  // "JPEG", "PNG", "BMP", "PNM", "unknown"
+// "JPEG", "PNG", "BMP", "PNM", "TIFF", "WebP", "JPEG 2000", "unknown"
+std::string_view format_name(ImageFormat f);
 
 // Returns the format announced by the magic bytes, kUnknown when none matches. Looks at no more
-// than the first 8 bytes; does not validate the rest of the header (peek_image does).
+// than the first 16 bytes; does not validate the rest of the header (peek_image does).
 ImageFormat detect_format(const uint8_t* data, size_t size);
 
 // Colour space of the JPEG components, determined the way libjpeg-turbo 2.1.5 does in
@@ -98,22 +103,49 @@ struct PnmDetails {
   uint32_t data_offset = 0;  // first byte after the header's final whitespace
 };
 
+struct TiffDetails {
+  bool big_endian = false;
+  int photometric = 0;    // 0 min-is-white, 1 min-is-black, 2 RGB, 3 palette, 6 YCbCr, ...
+  int compression = 1;    // 1 none, 5 LZW, 7 JPEG, 8 / 32946 deflate, 32773 PackBits, ...
+  int planar_config = 1;  // 1 chunky (interleaved), 2 separate planes
+  int sample_format = 1;  // 1 unsigned integer, 2 signed, 3 IEEE float
+  bool tiled = false;
+  bool has_alpha = false;  // an extra sample after the colour samples
+};
+
+struct WebpDetails {
+  bool lossless = false;   // VP8L bitstream
+  bool has_alpha = false;  // VP8X alpha flag, or VP8L's alpha hint
+  bool animated = false;   // VP8X animation flag (decoding refused)
+};
+
+struct Jpeg2000Details {
+  bool jp2 = false;         // JP2 box format; false: a raw J2K codestream
+  bool subsampled = false;  // a component with XRsiz / YRsiz other than 1
+  bool is_signed = false;   // a component with signed samples
+};
+
 // Header facts. `width`/`height` are raw (as stored); use oriented_size() for the output size.
 struct ImageInfo {
   ImageFormat format = ImageFormat::kUnknown;
   int64_t width = 0;
   int64_t height = 0;
   // Samples per pixel as stored: JPEG components (1, 3, 4); PNG 1 gray, 1 palette index, 2
-  // gray+alpha, 3 RGB, 4 RGBA; BMP 1 for palette images, 3 for 24-bit, 4 for 32-bit; PNM 1 or 3.
+  // gray+alpha, 3 RGB, 4 RGBA; BMP 1 for palette images, 3 for 24-bit, 4 for 32-bit; PNM 1 or 3;
+  // TIFF samples per pixel (1 for palette images); WebP 3 or 4 (alpha); JPEG 2000 components.
   int channels = 0;
   // Bits per stored sample: JPEG precision; PNG bit depth (1, 2, 4, 8, 16); BMP bits per pixel
-  // divided over the channels (1, 4, 8); PNM 1 (P1/P4), 8 (maxval <= 255) or 16.
+  // divided over the channels (1, 4, 8); PNM 1 (P1/P4), 8 (maxval <= 255) or 16; TIFF
+  // BitsPerSample; WebP 8; JPEG 2000 the highest component precision (1..38).
   int bit_depth = 0;
   int orientation = 1;  // EXIF orientation 1..8; 1 when absent, unreadable or out of range
   JpegDetails jpeg;     // valid when format == kJpeg
   PngDetails png;       // valid when format == kPng
   BmpDetails bmp;       // valid when format == kBmp
   PnmDetails pnm;       // valid when format == kPnm
+  TiffDetails tiff;     // valid when format == kTiff
+  WebpDetails webp;     // valid when format == kWebp
+  Jpeg2000Details jp2;  // valid when format == kJpeg2000
 };
 
 // Parses the headers. Throws DecodeError for an unknown format, truncated or inconsistent

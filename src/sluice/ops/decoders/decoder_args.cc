@@ -21,12 +21,15 @@ OpSchema decoder_schema(const std::string& name, const std::string& doc) {
   OpSchema s(name);
   s.doc(doc)
       .num_inputs(1, 1)
-      .input_doc("data", "Encoded images (JPEG, PNG, BMP, PNM), e.g. from readers.file.")
+      .input_doc("data",
+                 "Encoded images (JPEG, PNG, BMP, PNM, TIFF, WebP, JPEG 2000), e.g. from "
+                 "readers.file.")
       .devices({OpDevice::kCPU, OpDevice::kMixed})
       .enum_arg("output_type", {"RGB", "BGR", "GRAY", "YCbCr", "ANY_DATA"}, "RGB",
                 "Colour space of the output; ANY_DATA keeps the file's channels.")
       .arg("dtype", ArgType::kDType, std::string("UINT8"),
-           "Output type: UINT8, UINT16 (8-bit data scaled by 257) or FLOAT ([0, 1]).")
+           "Output type: UINT8, UINT16 (8-bit data scaled by 257) or FLOAT ([0, 1], at the "
+           "file's precision).")
       .arg("adjust_orientation", ArgType::kBool, true, "Apply the EXIF orientation.")
       .arg("max_pixels", ArgType::kInt, codecs::kDefaultMaxPixels,
            "Images with more pixels (from the header) are refused before decoding; 0: no limit.")

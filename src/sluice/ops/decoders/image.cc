@@ -1,4 +1,4 @@
-// decoders.image: decodes whole images (JPEG, PNG, BMP, PNM) to HWC.
+// decoders.image: decodes whole images (JPEG, PNG, BMP, PNM, TIFF, WebP, JPEG 2000) to HWC.
 //
 // The four decoders share their classes: the CPU one (image_decoder.h), registered here, and the
 // mixed one (nvJPEG builds only), registered in nvjpeg/image_decoder_mixed.cc.
@@ -13,8 +13,9 @@ namespace {
 SLUICE_REGISTER_SCHEMA(
     decoder_schema(
         "decoders.image",
-        "Decodes images: JPEG (libjpeg-turbo on the CPU, nvJPEG with device='mixed'), PNG, BMP and "
-        "PNM. HWC output. Corrupt, truncated or over-limit files raise a DecodeError naming the "
+        "Decodes images: JPEG (libjpeg-turbo on the CPU, nvJPEG with device='mixed'), PNG, BMP, "
+        "PNM, TIFF (libtiff), WebP (libwebp) and JPEG 2000 (OpenJPEG), the format found from the "
+        "bytes. HWC output. Corrupt, truncated or over-limit files raise a DecodeError naming the "
         "file.")
         .alias("image_decoder")
         .alias("ImageDecoder"));

@@ -87,11 +87,22 @@ void ImageDecoderBase::decode_with_cpu_codec(const Workspace& ws, const DecodeBa
     codecs::decode_image(data, in.sample_bytes(i), b.info[i], b.params[i], scratch, dst);
     return;
   }
+  // FLOAT keeps the file's precision, as DALI's: samples deeper than 8 bits are decoded as
+  // UINT16 and scaled by 1/65535, the rest as UINT8 and scaled by 1/255.
+  codecs::DecodeParams p = b.params[i];
+  const bool deep = codecs::has_deep_samples(b.info[i]);
+  p.dtype = deep ? DType::kUInt16 : DType::kUInt8;
+  const size_t n = static_cast<size_t>(volume(b.shapes[i]));
   auto& tmp = staging_[thread];
-  tmp.resize(static_cast<size_t>(volume(b.shapes[i])));
-  codecs::decode_image(data, in.sample_bytes(i), b.info[i], b.params[i], scratch, tmp.data());
+  tmp.resize(n * (deep ? 2 : 1));
+  codecs::decode_image(data, in.sample_bytes(i), b.info[i], p, scratch, tmp.data());
   auto* f = static_cast<float*>(dst);
-  for (size_t k = 0; k < tmp.size(); ++k) f[k] = tmp[k] * (1.0f / 255.0f);
+  if (deep) {
+    const auto* v = reinterpret_cast<const uint16_t*>(tmp.data());
+    for (size_t k = 0; k < n; ++k) f[k] = v[k] * (1.0f / 65535.0f);
+  } else {
+    for (size_t k = 0; k < n; ++k) f[k] = tmp[k] * (1.0f / 255.0f);
+  }
 }
 
 void ImageDecoderBase::replace_bad_samples(Workspace& ws, const DecodeBatch& b, TensorList& out) {

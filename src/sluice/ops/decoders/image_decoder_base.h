@@ -77,8 +77,8 @@ class ImageDecoderBase : public Operator {
   void reject(const Workspace& ws, DecodeBatch& b, int i, const std::string& message) const;
 
   // Decodes sample i of input 0 with the CPU codec into `dst` (host memory of the sample's
-  // output size); `thread` indexes the per-thread state. FLOAT output is decoded as UINT8 and
-  // scaled to [0, 1].
+  // output size); `thread` indexes the per-thread state. FLOAT output is decoded as UINT8 (or
+  // UINT16 for samples deeper than 8 bits) and scaled to [0, 1].
   void decode_with_cpu_codec(const Workspace& ws, const DecodeBatch& b, int i, int thread,
                              void* dst);
 
