@@ -11,7 +11,6 @@
 #   -j, --jobs P      targets run at the same time (default 1; each is one process, one core)
 #   --no-build        use the binaries already in the build folder
 #   TARGET...         a subset of all_targets below (default: all)
-#                     fuzz_tiff fuzz_webp fuzz_jpeg2000
 # Environment: SLUICE_FUZZ_BUILD (default build/fuzz), SLUICE_FUZZ_CC / SLUICE_FUZZ_CXX (default
 # clang-14 / clang++-14, as the fuzz preset says), SLUICE_TEST_DATA (the image data for the seeds).
 #
