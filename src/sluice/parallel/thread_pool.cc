@@ -18,8 +18,17 @@ ThreadPool::ThreadPool(int num_threads, std::vector<int> affinity, int device) {
   SLUICE_CHECK(num_threads >= 1, InvalidArgument, "num_threads must be >= 1, got ", num_threads);
   workers_.reserve(num_threads);
   for (int i = 0; i < num_threads; ++i) {
-    int cpu = i < static_cast<int>(affinity.size()) ? affinity[i] : -1;
-    workers_.emplace_back([this, i, cpu, device] { worker_loop(i, cpu, device); });
+    workers_.emplace_back([this, i, device] { worker_loop(i, device); });
+    // Named and pinned from here, so that both hold when the constructor returns (a worker that
+    // has not run yet would otherwise show neither to `top -H` or a launcher's checks).
+    pthread_t handle = workers_.back().native_handle();
+    pthread_setname_np(handle, ("sluice-w" + std::to_string(i)).substr(0, 15).c_str());
+    if (i < static_cast<int>(affinity.size()) && affinity[i] >= 0) {
+      cpu_set_t set;
+      CPU_ZERO(&set);
+      CPU_SET(affinity[i], &set);
+      pthread_setaffinity_np(handle, sizeof(set), &set);  // best effort
+    }
   }
 }
 
@@ -36,14 +45,7 @@ void ThreadPool::name_this_thread(const std::string& name) {
   pthread_setname_np(pthread_self(), name.substr(0, 15).c_str());  // best effort
 }
 
-void ThreadPool::worker_loop(int index, int cpu, int device) {
-  name_this_thread("sluice-w" + std::to_string(index));
-  if (cpu >= 0) {
-    cpu_set_t set;
-    CPU_ZERO(&set);
-    CPU_SET(cpu, &set);
-    pthread_setaffinity_np(pthread_self(), sizeof(set), &set);  // best effort
-  }
+void ThreadPool::worker_loop(int index, int device) {
   if (device >= 0) {
     try {
       cuda::set_device(device);

@@ -87,7 +87,7 @@ class ThreadPool {
     TaskGroup* group;
   };
   void enqueue(Task t) SLUICE_EXCLUDES(mu_);
-  void worker_loop(int index, int cpu, int device) SLUICE_EXCLUDES(mu_);
+  void worker_loop(int index, int device) SLUICE_EXCLUDES(mu_);
 
   Mutex mu_;
   CondVar cv_;
