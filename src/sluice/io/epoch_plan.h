@@ -105,7 +105,9 @@ class EpochPlan {
   // batches_per_epoch(), except for the remainder epoch of an elastic resume.
   int64_t batches_in_epoch(int64_t epoch) const;
   // The number of samples of the remainder epoch (|R|); 0 without one.
-  int64_t remainder_size() const { return remainder_prefix_.empty() ? 0 : remainder_prefix_.back(); }
+  int64_t remainder_size() const {
+    return remainder_prefix_.empty() ? 0 : remainder_prefix_.back();
+  }
 
   // The shard k this reader reads in `epoch`.
   int64_t shard_for_epoch(int64_t epoch) const;

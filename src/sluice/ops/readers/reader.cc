@@ -103,12 +103,12 @@ std::vector<int64_t> Reader::next_batch_indices() const {
 nlohmann::json Reader::reader_meta() const {
   const ReaderMeta& m = plan_->meta();
   nlohmann::json j = {{"epoch_size", m.epoch_size},
-          {"epoch_size_padded", m.epoch_size_padded},
-          {"number_of_shards", m.number_of_shards},
-          {"shard_id", m.shard_id},
-          {"pad_last_batch", m.pad_last_batch},
-          {"stick_to_shard", m.stick_to_shard},
-          {"batches_per_epoch", m.batches_per_epoch}};
+                      {"epoch_size_padded", m.epoch_size_padded},
+                      {"number_of_shards", m.number_of_shards},
+                      {"shard_id", m.shard_id},
+                      {"pad_last_batch", m.pad_last_batch},
+                      {"stick_to_shard", m.stick_to_shard},
+                      {"batches_per_epoch", m.batches_per_epoch}};
   const int64_t resumed = plan_->options().remainder.epoch;
   if (resumed >= 0) {
     j["resume_epoch"] = resumed;
