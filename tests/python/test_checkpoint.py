@@ -123,6 +123,39 @@ def test_checkpointing_errors(jpegs):
         augmented(files, enable_checkpointing=True, checkpoint=other.checkpoint()).build()
 
 
+def source_pipe(**kw):
+    def source(info):
+        if info.idx_in_epoch >= 10:
+            raise StopIteration
+        return np.array([info.epoch_idx, info.idx_in_epoch, info.iteration], np.int32)
+
+    @pipeline_def(batch_size=2, num_threads=1, device_id=None, seed=1, **kw)
+    def pipe():
+        return fn.external_source(source=source, batch=False)
+
+    return pipe()
+
+
+def source_run(pipe, n):
+    out = []
+    while len(out) < n:
+        try:
+            out.append(np.array(pipe.run()[0].as_tensor()).tolist())
+        except StopIteration:
+            pipe.reset()
+            out.append("end")
+    return out
+
+
+@pytest.mark.parametrize("k", [2, 5, 6, 8])
+def test_callables_taking_sample_info_resume_where_the_consumer_was(k):
+    reference = source_run(source_pipe(enable_checkpointing=True), 14)
+    pipe = source_pipe(enable_checkpointing=True)
+    assert source_run(pipe, k) == reference[:k]
+    resumed = source_pipe(enable_checkpointing=True, checkpoint=pipe.checkpoint())
+    assert source_run(resumed, 14 - k) == reference[k:]
+
+
 def test_external_sources_warn_as_in_dali():
     @pipeline_def(batch_size=2, num_threads=1, device_id=None, enable_checkpointing=True)
     def pipe():

@@ -46,10 +46,10 @@ def reader_state(meta, start, consumed, batch_size):
     return state
 
 
-def make(seed, readers, iterator=None):
+def make(seed, readers, sources, iterator=None):
     """The serialized checkpoint (a JSON string)."""
     return json.dumps({"format": FORMAT, "version": VERSION, "seed": seed, "readers": readers,
-                       "iterator": iterator}, sort_keys=True)
+                       "sources": sources, "iterator": iterator}, sort_keys=True)
 
 
 def parse(checkpoint):
@@ -141,6 +141,8 @@ def warn_external_sources(feeder):
     reasons = [f"with {g.desc.kind} as a 'source'" if g.desc.kind != SourceKind.CALLABLE
                else "with parameterless callable as a 'source'"
                for g in feeder.groups if not g.accepts_arg]
+    reasons += ["with a parallel callable as a 'source'"] * any(
+        g.accepts_arg and g.parallel for g in feeder.groups)
     reasons += ["without a 'source' (fed with feed_input())"] * bool(feeder.fed_only)
     for reason in dict.fromkeys(reasons):
         warnings.warn(
@@ -192,4 +194,10 @@ class Checkpointing:
         for name, start in self._reader_starts.items():
             readers[name] = reader_state(self._backend.reader_meta(name), start,
                                          self._consumed - held_back, self._batch_size)
-        return make(self._seed, readers, iterator_data)
+        if held_back:
+            sources = self._shared_positions[-held_back]
+        elif self._feed_positions:
+            sources = self._feed_positions[0]
+        else:
+            sources = dict(self._feeder.position(), ended=self._end)  # next: StopIteration
+        return make(self._seed, readers, sources, iterator_data)

@@ -7,6 +7,7 @@ external sources and hands out the results.
 """
 
 import atexit
+import collections
 import json
 import multiprocessing
 import os
@@ -102,6 +103,8 @@ class Pipeline(PipelineMetadata, _checkpoint.Checkpointing):
         self._reader_starts = {}  # reader name: (epoch, batch, remainder) it started at
         self._consumed = 0  # iterations shared with the consumer since the build
         self._position_lost = False
+        self._feed_positions = collections.deque()  # the sources' position per scheduled one
+        self._shared_positions = collections.deque(maxlen=2)  # ... per shared one
         self._exec_pipelined = exec_pipelined
         self._exec_async = exec_async
         self._prefetch_queue_depth = prefetch_queue_depth
@@ -252,6 +255,9 @@ class Pipeline(PipelineMetadata, _checkpoint.Checkpointing):
             self._reader_starts = _checkpoint.apply(doc, cpt)
             document = json.dumps(doc)
             self._restored = cpt
+            if cpt.get("sources"):
+                self._feeder.seek(cpt["sources"])
+                self._end = bool(cpt["sources"].get("ended"))
             if cpt.get("seed") is not None:
                 self._seed = cpt["seed"]
         self._backend = _sluice.PipelineBackend(document)
@@ -269,6 +275,8 @@ class Pipeline(PipelineMetadata, _checkpoint.Checkpointing):
         b, self._backend = self._backend, None
         b.close()
         self._feeder.reset(ended=self._end)
+        self._feed_positions.clear()
+        self._shared_positions.clear()
         self._scheduled, self._first_run, self._end = 0, True, False
         self._start_backend()
 
@@ -317,9 +325,11 @@ class Pipeline(PipelineMetadata, _checkpoint.Checkpointing):
         False at the end of the data."""
         if self._end:
             return False
+        position = self._feeder.position() if self._enable_checkpointing else None
         if not self._feeder.next_iteration(self._backend, self._batch_size):
             self._end = True
             return False
+        self._feed_positions.append(position)
         self._backend.schedule_run()
         self._scheduled += 1
         return True
@@ -357,6 +367,8 @@ class Pipeline(PipelineMetadata, _checkpoint.Checkpointing):
         self._scheduled -= 1
         outputs, self._last_info = self._backend.share_outputs()
         self._consumed += 1
+        if self._feed_positions:
+            self._shared_positions.append(self._feed_positions.popleft())
         check_iteration(outputs, self._declared)
         return tuple(outputs)
 
@@ -413,6 +425,8 @@ class Pipeline(PipelineMetadata, _checkpoint.Checkpointing):
             self._position_lost = True  # readers may or may not have read the dropped batches
         self._backend.reset()
         self._feeder.reset(ended=self._end)
+        self._feed_positions.clear()
+        self._shared_positions.clear()
         self._scheduled = 0
         self._first_run = True
         self._end = False
