@@ -131,7 +131,8 @@ def source_pipe(**kw):
 
     @pipeline_def(batch_size=2, num_threads=1, device_id=None, seed=1, **kw)
     def pipe():
-        return fn.external_source(source=source, batch=False)
+        data = fn.external_source(source=source, batch=False)
+        return data, fn.random.uniform(range=[0.0, 1.0]), fn.random.coin_flip()
 
     return pipe()
 
@@ -140,7 +141,7 @@ def source_run(pipe, n):
     out = []
     while len(out) < n:
         try:
-            out.append(np.array(pipe.run()[0].as_tensor()).tolist())
+            out.append([np.array(o.as_tensor()).tolist() for o in pipe.run()])
         except StopIteration:
             pipe.reset()
             out.append("end")
@@ -148,7 +149,7 @@ def source_run(pipe, n):
 
 
 @pytest.mark.parametrize("k", [2, 5, 6, 8])
-def test_callables_taking_sample_info_resume_where_the_consumer_was(k):
+def test_external_source_pipelines_resume_their_data_and_random_draws(k):
     reference = source_run(source_pipe(enable_checkpointing=True), 14)
     pipe = source_pipe(enable_checkpointing=True)
     assert source_run(pipe, k) == reference[:k]

@@ -195,9 +195,12 @@ class Checkpointing:
             readers[name] = reader_state(self._backend.reader_meta(name), start,
                                          self._consumed - held_back, self._batch_size)
         if held_back:
-            sources = self._shared_positions[-held_back]
+            sources = dict(self._shared_positions[-held_back])
         elif self._feed_positions:
-            sources = self._feed_positions[0]
+            sources = dict(self._feed_positions[0])
         else:
             sources = dict(self._feeder.position(), ended=self._end)  # next: StopIteration
+        sizes = list(self._shared_sizes)
+        held = sum(sizes[len(sizes) - held_back:]) if held_back else 0
+        sources["executor"] = [self._exec_epoch, self._exec_samples - held]
         return make(self._seed, readers, sources, iterator_data)

@@ -105,6 +105,10 @@ class Pipeline(PipelineMetadata, _checkpoint.Checkpointing):
         self._position_lost = False
         self._feed_positions = collections.deque()  # the sources' position per scheduled one
         self._shared_positions = collections.deque(maxlen=2)  # ... per shared one
+        # The engine's epoch and sample ids (the random draws of sources without readers) as
+        # the consumer sees them.
+        self._exec_epoch, self._exec_samples = 0, 0
+        self._shared_sizes = collections.deque(maxlen=2)
         self._exec_pipelined = exec_pipelined
         self._exec_async = exec_async
         self._prefetch_queue_depth = prefetch_queue_depth
@@ -244,6 +248,8 @@ class Pipeline(PipelineMetadata, _checkpoint.Checkpointing):
         """The engine for the document, started where the checkpoint (if any) says."""
         document = self._document
         self._reader_starts, self._consumed, self._position_lost = {}, 0, False
+        self._exec_epoch, self._exec_samples = 0, 0
+        self._shared_sizes.clear()
         if self._checkpoint is not None:
             if not self._enable_checkpointing:
                 raise RuntimeError("Cannot restore checkpoint. The `enable_checkpointing` was "
@@ -253,13 +259,16 @@ class Pipeline(PipelineMetadata, _checkpoint.Checkpointing):
             if self._seed_drawn:
                 doc["params"]["seed"] = None  # not the user's: the checkpoint's replaces it
             self._reader_starts = _checkpoint.apply(doc, cpt)
-            document = json.dumps(doc)
             self._restored = cpt
             if cpt.get("sources"):
                 self._feeder.seek(cpt["sources"])
                 self._end = bool(cpt["sources"].get("ended"))
+                self._exec_epoch, self._exec_samples = cpt["sources"].get("executor", (0, 0))
+                doc["params"]["first_epoch"] = self._exec_epoch
+                doc["params"]["first_sample"] = self._exec_samples
             if cpt.get("seed") is not None:
                 self._seed = cpt["seed"]
+            document = json.dumps(doc)
         self._backend = _sluice.PipelineBackend(document)
         for name in self._backend.reader_names():
             if name in self._reader_starts:
@@ -329,7 +338,8 @@ class Pipeline(PipelineMetadata, _checkpoint.Checkpointing):
         if not self._feeder.next_iteration(self._backend, self._batch_size):
             self._end = True
             return False
-        self._feed_positions.append(position)
+        if position is not None:
+            self._feed_positions.append(position)
         self._backend.schedule_run()
         self._scheduled += 1
         return True
@@ -367,6 +377,9 @@ class Pipeline(PipelineMetadata, _checkpoint.Checkpointing):
         self._scheduled -= 1
         outputs, self._last_info = self._backend.share_outputs()
         self._consumed += 1
+        size = len(outputs[0]) if outputs else self._batch_size
+        self._exec_samples += size
+        self._shared_sizes.append(size)
         if self._feed_positions:
             self._shared_positions.append(self._feed_positions.popleft())
         check_iteration(outputs, self._declared)
@@ -427,6 +440,8 @@ class Pipeline(PipelineMetadata, _checkpoint.Checkpointing):
         self._feeder.reset(ended=self._end)
         self._feed_positions.clear()
         self._shared_positions.clear()
+        self._exec_epoch, self._exec_samples = self._exec_epoch + 1, 0
+        self._shared_sizes.clear()
         self._scheduled = 0
         self._first_run = True
         self._end = False
