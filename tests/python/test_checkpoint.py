@@ -358,3 +358,28 @@ def test_checkpoint_api_behaves_as_dali(jpegs, tmp_path):
     with pytest.raises(RuntimeError):
         pipe().checkpoint()
     assert dali["disabled"] == "RuntimeError"
+
+
+def test_a_state_saved_inside_an_elastic_partial_epoch_resumes_on_the_same_layout(tmp_path):
+    pytest.importorskip("torch")
+    files = make_jpegs(tmp_path, 37)
+
+    def iterator(rank, ranks):
+        pipe = augmented(files, shard_id=rank, num_shards=ranks, enable_checkpointing=True)
+        return DALIGenericIterator(pipe, ["x", "y", "z"], reader_name="Reader",
+                                   last_batch_policy=LastBatchPolicy.PARTIAL, auto_reset=True)
+
+    old = iterator(0, 2)
+    next(old)
+    state = old.state_dict()  # 2 ranks, epoch 0 after one batch of 4 of 19/18 samples
+    it = iterator(1, 3)
+    it.load_state_dict(state)
+    assert it._meta()["resume_epoch_batches"] == 3  # 29 samples left: 10 on this rank
+    next(it)
+    inside = it.state_dict()
+    reference = iterator_hashes(it, 8)
+    again = iterator(1, 3)
+    again.load_state_dict(inside)
+    assert iterator_hashes(again, 8) == reference
+    with pytest.raises(NotImplementedError, match="partial epoch of an earlier resume"):
+        iterator(0, 4).load_state_dict(inside)
