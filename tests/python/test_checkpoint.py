@@ -114,7 +114,8 @@ def test_checkpointing_errors(jpegs):
     with pytest.raises(RuntimeError, match="enable_checkpointing"):
         augmented(files).checkpoint()
     with pytest.raises(RuntimeError, match="Cannot restore checkpoint"):
-        augmented(files, checkpoint=augmented(files, enable_checkpointing=True).checkpoint()).build()
+        saved = augmented(files, enable_checkpointing=True).checkpoint()
+        augmented(files, checkpoint=saved).build()
     with pytest.raises(ValueError, match="not a Sluice pipeline checkpoint"):
         augmented(files, enable_checkpointing=True, checkpoint=b"garbage").build()
     other = augmented(files[:-1], enable_checkpointing=True)
@@ -253,8 +254,9 @@ def test_resume_after_sigkill_of_the_training_process(jpegs, tmp_path):
     state_path = tmp_path / "state.json"
     kill_at = 8
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path))
-    run = subprocess.run([sys.executable, "-c", CHILD.format(tests=str(pathlib.Path(__file__).parent)),
-                          json.dumps(files), str(state_path), str(kill_at)], env=env,
+    child = CHILD.format(tests=str(pathlib.Path(__file__).parent))
+    run = subprocess.run([sys.executable, "-c", child, json.dumps(files), str(state_path),
+                          str(kill_at)], env=env,
                          capture_output=True, text=True, timeout=120)
     assert run.returncode == -9, run.stderr[-2000:]
     it = ITERATORS["classification"](augmented(files, enable_checkpointing=True), **kw)
@@ -320,7 +322,8 @@ DALI_SCRIPT = textwrap.dedent("""
     p = pipe(enable_checkpointing=True)
     labels(p, k)
     cpt = p.checkpoint()
-    out = {"type": type(cpt).__name__, "resumed": labels(pipe(enable_checkpointing=True, checkpoint=cpt), n)}
+    resumed = labels(pipe(enable_checkpointing=True, checkpoint=cpt), n)
+    out = {"type": type(cpt).__name__, "resumed": resumed}
     try:
         pipe().checkpoint()
     except RuntimeError:
