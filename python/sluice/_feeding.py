@@ -209,6 +209,24 @@ class SourceFeeder:
             while min(self._fed.get(n, 0) for n in blocking) <= self._taken:
                 self._cond.wait(0.05)  # wakes for Ctrl-C too
 
+    # --- checkpoints ---------------------------------------------------------------------------
+    def position(self):
+        """Where the sources whose position a checkpoint holds (sequential callables taking the
+        sample or batch information) are: the epoch, and each one's next iteration and sample."""
+        return {"epoch": self.epoch_idx,
+                "sources": [[g.current_iter, g.current_sample] for g in self.sequential
+                            if g.accepts_arg]}
+
+    def seek(self, position):
+        """Continues from position() (a checkpoint's)."""
+        groups = [g for g in self.sequential if g.accepts_arg]
+        if len(position["sources"]) != len(groups):
+            raise ValueError(f"the checkpoint holds {len(position['sources'])} external sources' "
+                             f"positions, this pipeline has {len(groups)} such sources")
+        self.epoch_idx = position["epoch"]
+        for g, (it, sample) in zip(groups, position["sources"]):
+            g.current_iter, g.current_sample = it, sample
+
     # --- epochs and shutdown -------------------------------------------------------------------
     def reset(self, ended):
         """Pipeline reset: a new epoch when the data had ended (as DALI); the sources start

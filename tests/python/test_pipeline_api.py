@@ -290,13 +290,10 @@ def test_properties_and_unsupported_parameters():
     assert pipe.exec_pipelined and pipe.exec_async and not pipe.set_affinity
     assert pipe.py_num_workers == 1 and pipe.py_start_method == "fork"
     assert Pipeline(batch_size=1, num_threads=1).seed is None
-    for kwargs in ({"enable_checkpointing": True}, {"checkpoint": "{}"}):
-        with pytest.raises(NotImplementedError, match=f"{list(kwargs)[0]}.*not supported yet"):
-            Pipeline(batch_size=1, num_threads=1, **kwargs)
     with pytest.raises(TypeError, match="enable_conditionals"):  # pipeline_def's, as in DALI
         Pipeline(batch_size=1, num_threads=1, enable_conditionals=True)
     assert not pipe.is_restored_from_checkpoint
-    with pytest.raises(NotImplementedError, match="checkpointing.*not supported yet"):
+    with pytest.raises(RuntimeError, match="enable_checkpointing"):
         pipe.checkpoint()
 
 

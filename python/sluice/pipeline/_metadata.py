@@ -112,10 +112,6 @@ class PipelineMetadata:
         with open(filename, "w") as f:
             f.write(self._backend.dot(show_tensors, show_ids, use_colors))
 
-    def checkpoint(self, filename=None):
-        raise NotImplementedError("Pipeline.checkpoint(): checkpointing (saving and resuming a "
-                                  "pipeline's state) is not supported yet")
-
     def input_feed_count(self, input_name):
         """How many batches an external_source fed with feed_input() takes before the first
         run: the prefetch depth."""
@@ -157,7 +153,6 @@ class PipelineMetadata:
     enable_memory_stats = property(lambda self: self._enable_memory_stats)
     py_num_workers = property(lambda self: self._py_num_workers)
     py_start_method = property(lambda self: self._py_start_method)
-    is_restored_from_checkpoint = property(lambda self: False, doc="Checkpoints: not yet.")
 
     @property
     def cpu_queue_size(self):

@@ -7,14 +7,17 @@ external sources and hands out the results.
 """
 
 import atexit
+import collections
 import json
 import multiprocessing
+import os
 import threading
 import weakref
 
 from sluice import _sluice
 from sluice._feeding import SourceFeeder
 from sluice.data_node import DataNode
+from sluice.pipeline import _checkpoint
 from sluice.pipeline._document import apply_params, document_for
 from sluice.pipeline._metadata import PipelineMetadata, _warn
 from sluice.pipeline._outputs import (check_declarations, check_iteration, graph_outputs,
@@ -37,21 +40,14 @@ def _close_all():
         p._close()
 
 
-_UNSUPPORTED = {
-    # parameter: (default, what a non-default value needs)
-    "enable_checkpointing": (False, "checkpointing (saving and resuming a pipeline's state)"),
-    "checkpoint": (None, "checkpointing (saving and resuming a pipeline's state)"),
-}
-
-
-class Pipeline(PipelineMetadata):
+class Pipeline(PipelineMetadata, _checkpoint.Checkpointing):
     """A data pipeline: a graph of operators and the engine that runs it.
 
     Parameters follow nvidia.dali.Pipeline. device_id=None (or -1) makes a CPU-only pipeline.
     prefetch_queue_depth is an int or {"cpu_size": x, "gpu_size": y}. seed=None picks a random
     seed. exec_dynamic, stream_policy and concurrency are accepted: the engine always hands
-    outputs over without copies and schedules its stages itself. Checkpointing is not supported
-    yet.
+    outputs over without copies and schedules its stages itself. With enable_checkpointing=True,
+    checkpoint() returns the state that `checkpoint=` resumes from (see _checkpoint.py).
     """
 
     def __init__(self, batch_size=None, num_threads=None, device_id=None, seed=None,
@@ -61,10 +57,6 @@ class Pipeline(PipelineMetadata):
                  py_num_workers=1, py_start_method="fork", py_callback_pickler=None,
                  output_dtype=None, output_ndim=None, output_layout=None, exec_dynamic=None,
                  experimental_exec_dynamic=None, stream_policy=None, concurrency=None):
-        given = dict(enable_checkpointing=enable_checkpointing, checkpoint=checkpoint)
-        for key, (default, what) in _UNSUPPORTED.items():
-            if given[key] != default:
-                raise NotImplementedError(f"Pipeline({key}={given[key]!r}): {what} is not supported yet")
         if py_start_method not in multiprocessing.get_all_start_methods():
             raise ValueError(f"py_start_method must be 'fork' or 'spawn', got {py_start_method!r}")
         if py_callback_pickler is not None and py_start_method == "fork":
@@ -100,7 +92,23 @@ class Pipeline(PipelineMetadata):
         self._batch_size = batch_size
         self._num_threads = num_threads
         self._device_id = -1 if device_id is None else device_id
+        self._seed_drawn = enable_checkpointing and seed is None
+        if self._seed_drawn:
+            # Chosen here, not by the engine, so that checkpoints can carry it.
+            seed = int.from_bytes(os.urandom(8), "little") & (2**63 - 1)
         self._seed = seed
+        self._enable_checkpointing = bool(enable_checkpointing)
+        self._checkpoint = checkpoint
+        self._restored = None  # the parsed checkpoint this pipeline was restored from
+        self._reader_starts = {}  # reader name: (epoch, batch, remainder) it started at
+        self._consumed = 0  # iterations shared with the consumer since the build
+        self._position_lost = False
+        self._feed_positions = collections.deque()  # the sources' position per scheduled one
+        self._shared_positions = collections.deque(maxlen=2)  # ... per shared one
+        # The engine's epoch and sample ids (the random draws of sources without readers) as
+        # the consumer sees them.
+        self._exec_epoch, self._exec_samples = 0, 0
+        self._shared_sizes = collections.deque(maxlen=2)
         self._exec_pipelined = exec_pipelined
         self._exec_async = exec_async
         self._prefetch_queue_depth = prefetch_queue_depth
@@ -233,8 +241,53 @@ class Pipeline(PipelineMetadata):
             raise ValueError(f"Invalid batch size: {self._batch_size}. Please set a positive "
                              "integer.")
         self.start_py_workers(define_graph)
-        self._backend = _sluice.PipelineBackend(self._document)
+        self._start_backend()
         _live.add(self)
+
+    def _start_backend(self):
+        """The engine for the document, started where the checkpoint (if any) says."""
+        document = self._document
+        self._reader_starts, self._consumed, self._position_lost = {}, 0, False
+        self._exec_epoch, self._exec_samples = 0, 0
+        self._shared_sizes.clear()
+        if self._checkpoint is not None:
+            if not self._enable_checkpointing:
+                raise RuntimeError("Cannot restore checkpoint. The `enable_checkpointing` was "
+                                   "not specified when creating the pipeline")
+            cpt = _checkpoint.parse(self._checkpoint)
+            doc = json.loads(document)
+            if self._seed_drawn:
+                doc["params"]["seed"] = None  # not the user's: the checkpoint's replaces it
+            self._reader_starts = _checkpoint.apply(doc, cpt)
+            self._restored = cpt
+            if cpt.get("sources"):
+                self._feeder.seek(cpt["sources"])
+                self._end = bool(cpt["sources"].get("ended"))
+                self._exec_epoch, self._exec_samples = cpt["sources"].get("executor", (0, 0))
+                doc["params"]["first_epoch"] = self._exec_epoch
+                doc["params"]["first_sample"] = self._exec_samples
+            if cpt.get("seed") is not None:
+                self._seed = cpt["seed"]
+            document = json.dumps(doc)
+        self._backend = _sluice.PipelineBackend(document)
+        for name in self._backend.reader_names():
+            if name in self._reader_starts:
+                _checkpoint.check_epoch_size(name, self._restored["readers"][name],
+                                             self._backend.reader_meta(name))
+            else:
+                self._reader_starts[name] = (0, 0, None)
+
+    def _restore(self, checkpoint):
+        """Starts the built pipeline again from `checkpoint` (the iterators' load_state_dict)."""
+        self.build()
+        self._checkpoint = checkpoint
+        b, self._backend = self._backend, None
+        b.close()
+        self._feeder.reset(ended=self._end)
+        self._feed_positions.clear()
+        self._shared_positions.clear()
+        self._scheduled, self._first_run, self._end = 0, True, False
+        self._start_backend()
 
     def _prepare(self, define_graph=None):
         """The graph, its document and the external sources, without the engine."""
@@ -249,6 +302,8 @@ class Pipeline(PipelineMetadata):
                                     len(self._outputs))
         self._document = document_for(self, ops)
         self._feeder = SourceFeeder(self, ops)
+        if self._enable_checkpointing:
+            _checkpoint.warn_external_sources(self._feeder)
 
     # --- running ----------------------------------------------------------------------------
     def _check_api(self, mode):
@@ -279,9 +334,12 @@ class Pipeline(PipelineMetadata):
         False at the end of the data."""
         if self._end:
             return False
+        position = self._feeder.position() if self._enable_checkpointing else None
         if not self._feeder.next_iteration(self._backend, self._batch_size):
             self._end = True
             return False
+        if position is not None:
+            self._feed_positions.append(position)
         self._backend.schedule_run()
         self._scheduled += 1
         return True
@@ -318,6 +376,12 @@ class Pipeline(PipelineMetadata):
             raise StopIteration
         self._scheduled -= 1
         outputs, self._last_info = self._backend.share_outputs()
+        self._consumed += 1
+        size = len(outputs[0]) if outputs else self._batch_size
+        self._exec_samples += size
+        self._shared_sizes.append(size)
+        if self._feed_positions:
+            self._shared_positions.append(self._feed_positions.popleft())
         check_iteration(outputs, self._declared)
         return tuple(outputs)
 
@@ -370,8 +434,14 @@ class Pipeline(PipelineMetadata):
         """Starts again after the end of the data or after an error."""
         if self._backend is None:
             return
+        if self._scheduled and self._reader_starts:
+            self._position_lost = True  # readers may or may not have read the dropped batches
         self._backend.reset()
         self._feeder.reset(ended=self._end)
+        self._feed_positions.clear()
+        self._shared_positions.clear()
+        self._exec_epoch, self._exec_samples = self._exec_epoch + 1, 0
+        self._shared_sizes.clear()
         self._scheduled = 0
         self._first_run = True
         self._end = False
@@ -409,7 +479,7 @@ class Pipeline(PipelineMetadata):
         self._document = json.dumps(doc)
         self._scheduled, self._first_run, self._end, self._api_mode = 0, True, False, None
         self._feeder = SourceFeeder.from_document(self, doc["ops"])
-        self._backend = _sluice.PipelineBackend(self._document)
+        self._start_backend()
         _live.add(self)
 
     # --- teardown ---------------------------------------------------------------------------

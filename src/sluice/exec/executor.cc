@@ -45,7 +45,7 @@ Executor::Executor(CompiledGraph graph, ExecutorParams params)
   stats_ = std::make_unique<ExecutorStats>(plan_.num_ops, params_.enable_memory_stats);
   slots_ = std::make_unique<SlotRings>(graph_, params_, plan_, contexts_, stream_.get());
   runner_ = std::make_unique<StageRunner>(graph_, ops_, contexts_, *slots_, *stats_, stream_.get());
-  queues_ = std::make_unique<StageQueues>(plan_, *stats_);
+  queues_ = std::make_unique<StageQueues>(plan_, *stats_, params_.first_epoch);
   const StageParts parts{graph_, params_, plan_, *pool_, *runner_, *slots_, *queues_, *stats_};
   cpu_stage_ = std::make_unique<CpuStage>(parts);
   if (plan_.has_gpu_stage()) {

@@ -60,6 +60,10 @@ struct ExecutorParams {
   // Workers of a pipelined CPU stage (Note [Two CPU iterations]), at most
   // ThreadPool::kMaxCpuWorkers; 0: Executor::default_cpu_workers.
   int cpu_workers = 0;
+  // Where sources without readers start (a restored checkpoint): the epoch and the id of the
+  // first sample; after a reset(), the next epoch from sample 0.
+  int64_t first_epoch = 0;
+  int64_t first_sample = 0;
 };
 
 // One finished iteration.

@@ -30,7 +30,8 @@ void CpuStage::restart_turns() {
   for (Turn& t : op_turns_) t.restart();
   sizing_turn_.restart();
   handoff_turn_.restart();
-  samples_since_reset_ = 0;
+  samples_since_reset_ = started_ ? 0 : parts_.params.first_sample;
+  started_ = true;
 }
 
 void CpuStage::start() {

@@ -80,6 +80,7 @@ class CpuStage {
   std::vector<Turn> op_turns_;
   Turn sizing_turn_, handoff_turn_;
   int64_t samples_since_reset_ SLUICE_GUARDED_BY(sizing_turn_) = 0;
+  bool started_ = false;  // once: the first start begins at ExecutorParams::first_sample
   std::vector<std::thread> workers_;
 };
 

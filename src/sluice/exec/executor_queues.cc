@@ -5,8 +5,8 @@
 
 namespace sluice {
 
-StageQueues::StageQueues(const StagePlan& plan, ExecutorStats& stats)
-    : plan_(plan), stats_(stats) {}
+StageQueues::StageQueues(const StagePlan& plan, ExecutorStats& stats, int64_t first_epoch)
+    : plan_(plan), stats_(stats), epoch_(first_epoch) {}
 
 void StageQueues::schedule() {
   MutexLock lock(mu_);

@@ -37,7 +37,7 @@ struct Handoff {
 
 class StageQueues {
  public:
-  StageQueues(const StagePlan& plan, ExecutorStats& stats);
+  StageQueues(const StagePlan& plan, ExecutorStats& stats, int64_t first_epoch = 0);
   StageQueues(const StageQueues&) = delete;
   StageQueues& operator=(const StageQueues&) = delete;
 

@@ -100,6 +100,8 @@ void PipelineParams::update_from_json(const nlohmann::json& j) {
   get("max_streams", max_streams);
   get("default_cuda_stream_priority", default_cuda_stream_priority);
   get("enable_memory_stats", enable_memory_stats);
+  get("first_epoch", first_epoch);
+  get("first_sample", first_sample);
   if (j.contains("prefetch_queue_depth") && !j["prefetch_queue_depth"].is_null()) {
     const auto& d = j["prefetch_queue_depth"];
     if (d.is_object()) {
@@ -127,6 +129,8 @@ Pipeline::Pipeline(PipelineGraph graph, PipelineParams params) : params_(params)
   SLUICE_CHECK(params_.cpu_queue_depth >= 1 && params_.gpu_queue_depth >= 1, InvalidArgument,
                "prefetch_queue_depth must be >= 1");
   SLUICE_CHECK(params_.bytes_per_sample >= 0, InvalidArgument, "bytes_per_sample must be >= 0");
+  SLUICE_CHECK(params_.first_epoch >= 0 && params_.first_sample >= 0, InvalidArgument,
+               "first_epoch and first_sample must be >= 0");
   if (params_.seed < 0) {
     std::random_device rd;
     params_.seed = static_cast<int64_t>((static_cast<uint64_t>(rd()) << 31) ^ rd()) & INT64_MAX;
@@ -144,6 +148,8 @@ Pipeline::Pipeline(PipelineGraph graph, PipelineParams params) : params_(params)
   e.set_affinity = params_.set_affinity;
   e.stream_priority = params_.default_cuda_stream_priority;
   e.enable_memory_stats = params_.enable_memory_stats;
+  e.first_epoch = params_.first_epoch;
+  e.first_sample = params_.first_sample;
   // How many iterations a pipelined CPU stage runs at once (Note [Two CPU iterations] in
   // executor_cpu_stage.cc); unset: the executor's choice.
   e.cpu_workers = env_int("SLUICE_CPU_STAGE_WORKERS", 0, 1, ThreadPool::kMaxCpuWorkers);

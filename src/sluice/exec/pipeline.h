@@ -31,6 +31,9 @@ struct PipelineParams {
   int max_streams = -1;
   int default_cuda_stream_priority = 0;
   bool enable_memory_stats = false;
+  // ExecutorParams::first_epoch / first_sample (a restored checkpoint); not serialised.
+  int64_t first_epoch = 0;
+  int64_t first_sample = 0;
 
   nlohmann::json to_json() const;
   // Reads the keys present in `j` over the current values.

@@ -57,5 +57,14 @@ TEST(PipelineParams, IntegerParametersAcceptIntegralValues) {
   EXPECT_EQ(p.seed, -1);
 }
 
+TEST(PipelineParams, ARestoredStartIsReadButNotSerialised) {
+  PipelineParams p;
+  p.update_from_json(nlohmann::json::parse(R"({"first_epoch": 2, "first_sample": 48})"));
+  EXPECT_EQ(p.first_epoch, 2);
+  EXPECT_EQ(p.first_sample, 48);
+  EXPECT_FALSE(p.to_json().contains("first_epoch"));
+  EXPECT_FALSE(p.to_json().contains("first_sample"));
+}
+
 }  // namespace
 }  // namespace sluice

@@ -54,6 +54,57 @@ EpochPlan::EpochPlan(const EpochPlanOptions& o) : options_(o) {
   meta_.stick_to_shard = o.stick_to_shard;
   meta_.batches_per_epoch = ceil_div(ceil_div(n, s), b);
   meta_.epoch_size_padded = o.pad_last_batch ? s * meta_.batches_per_epoch * b : n;
+
+  const EpochPlanOptions::Remainder& r = o.remainder;
+  if (r.epoch < 0) return;
+  SLUICE_CHECK(r.num_shards >= 1 && r.num_shards <= n && r.consumed >= 0, InvalidArgument,
+               "resume: the interrupted layout (", r.num_shards, " shards, ", r.consumed,
+               " samples read per shard) does not fit ", n, " samples");
+  remainder_prefix_.resize(static_cast<size_t>(r.num_shards));
+  int64_t total = 0;
+  for (int64_t k = 0; k < r.num_shards; ++k) {
+    const int64_t begin = k * n / r.num_shards, end = (k + 1) * n / r.num_shards;
+    total += std::max<int64_t>(0, end - begin - r.consumed);
+    remainder_prefix_[static_cast<size_t>(k)] = total;
+  }
+  SLUICE_CHECK(total >= 1, InvalidArgument, "resume: epoch ", r.epoch,
+               " has no samples left to read (", r.consumed, " read per shard of ", r.num_shards,
+               "): resume at the start of epoch ", r.epoch + 1, " instead");
+  remainder_batches_ = ceil_div(ceil_div(total, s), b);
+}
+
+int64_t EpochPlan::batches_in_epoch(int64_t epoch) const {
+  return epoch == options_.remainder.epoch ? remainder_batches_ : meta_.batches_per_epoch;
+}
+
+int64_t EpochPlan::remainder_position(int64_t r) const {
+  const auto it = std::upper_bound(remainder_prefix_.begin(), remainder_prefix_.end(), r);
+  const auto k = static_cast<int64_t>(it - remainder_prefix_.begin());
+  const int64_t before = k == 0 ? 0 : remainder_prefix_[static_cast<size_t>(k - 1)];
+  const int64_t n = options_.num_samples, old = options_.remainder.num_shards;
+  return k * n / old + options_.remainder.consumed + (r - before);
+}
+
+void EpochPlan::remainder_batch(int64_t index, PlannedBatch* out) const {
+  const int64_t total = remainder_size(), s = options_.num_shards, b = options_.batch_size;
+  const int64_t begin = options_.shard_id * total / s;
+  const int64_t size = (options_.shard_id + 1) * total / s - begin;  // 0 when |R| < S
+  Permutation p = permutation(out->epoch);
+  out->shard = options_.shard_id;
+  out->indices.resize(static_cast<size_t>(b));
+  const int64_t first = index * b;
+  out->num_valid = std::clamp<int64_t>(size - first, 0, b);
+  out->complete_on_all_shards = (index + 1) * b <= total / s;
+  for (int64_t t = 0; t < b; ++t) {
+    int64_t at = 0;  // a shard left without samples fills its batch with the remainder's first
+    if (size > 0) {
+      int64_t pos = first + t;
+      if (pos >= size) pos = options_.pad_last_batch ? size - 1 : pos % size;
+      at = begin + pos;
+    }
+    const int64_t q = remainder_position(at);
+    out->indices[t] = p ? static_cast<int64_t>((*p)[q]) : q;
+  }
 }
 
 int64_t EpochPlan::shard_for_epoch(int64_t epoch) const {
@@ -119,9 +170,15 @@ PlannedBatch EpochPlan::batch(int64_t epoch, int64_t index) const {
 
 void EpochPlan::batch(int64_t epoch, int64_t index, PlannedBatch* out) const {
   check_epoch(epoch);
-  const int64_t nb = meta_.batches_per_epoch, b = options_.batch_size;
+  const int64_t nb = batches_in_epoch(epoch), b = options_.batch_size;
   SLUICE_CHECK(index >= 0 && index < nb, InvalidArgument, "batch index (", index,
                ") must be in [0, batches_per_epoch) = [0, ", nb, ")");
+  if (epoch == options_.remainder.epoch) {
+    out->epoch = epoch;
+    out->index = index;
+    remainder_batch(index, out);
+    return;
+  }
   const int64_t k = shard_for_epoch(epoch);
   const int64_t begin = shard_begin(k);
   const int64_t size = shard_end(k) - begin;  // >= 1 since S <= N

@@ -21,6 +21,12 @@
 //    slots, i.e. (j+1)*B <= floor(N/S). A DROP last-batch policy drops batches that are not, so
 //    all ranks drop the same ones and stay in step.
 //  - Reader metadata uses DALI's names; epoch_size_padded = S*nb*B with pad_last_batch, else N.
+//  - Elastic resume (EpochPlanOptions::remainder): epoch r was interrupted under S' shards after
+//    each of them had read its first c positions. Epoch r then holds only the rest,
+//    R = the concatenation over k' < S' of P_r[shard'_k' begin + c : shard'_k' end], split into
+//    S contiguous shards as above (floor(t*|R|/S)), without rotation, with its own batch count
+//    ceil(ceil(|R|/S) / B) and the same filling rules; epochs after r are normal. Across the S
+//    readers every sample S' had not read is read once.
 //
 // Cost: batch() is O(B), after an O(N) permutation per epoch when shuffling. Permutations are
 // cached for two epochs (the current one and the next, which a prefetching reader asks for
@@ -42,6 +48,12 @@ struct EpochPlanOptions {
   uint64_t seed = 0;  // job-wide: the same on every shard
   bool stick_to_shard = false;
   bool pad_last_batch = false;
+  // An epoch interrupted under another layout (elastic resume); epoch < 0: none.
+  struct Remainder {
+    int64_t epoch = -1;
+    int64_t num_shards = 0;  // S' >= 1
+    int64_t consumed = 0;    // c >= 0: positions every old shard had read
+  } remainder;
 };
 
 // Reader metadata, as DALI's reader_meta() reports it, plus the batch count.
@@ -90,6 +102,12 @@ class EpochPlan {
   const EpochPlanOptions& options() const { return options_; }
   const ReaderMeta& meta() const { return meta_; }
   int64_t batches_per_epoch() const { return meta_.batches_per_epoch; }
+  // batches_per_epoch(), except for the remainder epoch of an elastic resume.
+  int64_t batches_in_epoch(int64_t epoch) const;
+  // The number of samples of the remainder epoch (|R|); 0 without one.
+  int64_t remainder_size() const {
+    return remainder_prefix_.empty() ? 0 : remainder_prefix_.back();
+  }
 
   // The shard k this reader reads in `epoch`.
   int64_t shard_for_epoch(int64_t epoch) const;
@@ -97,7 +115,7 @@ class EpochPlan {
   int64_t shard_begin(int64_t k) const;
   int64_t shard_end(int64_t k) const { return shard_begin(k + 1); }
 
-  // Batch `index` of `epoch` on this shard. epoch >= 0, 0 <= index < batches_per_epoch().
+  // Batch `index` of `epoch` on this shard. epoch >= 0, 0 <= index < batches_in_epoch(epoch).
   PlannedBatch batch(int64_t epoch, int64_t index) const;
   // Same, reusing out->indices' capacity.
   void batch(int64_t epoch, int64_t index, PlannedBatch* out) const;
@@ -114,9 +132,15 @@ class EpochPlan {
   using Permutation = std::shared_ptr<const std::vector<uint32_t>>;
   Permutation permutation(int64_t epoch) const;  // null without shuffle
   void check_epoch(int64_t epoch) const;
+  // The position in the epoch order of the remainder's r-th sample.
+  int64_t remainder_position(int64_t r) const;
+  void remainder_batch(int64_t index, PlannedBatch* out) const;
 
   EpochPlanOptions options_;
   ReaderMeta meta_;
+  // Remainder epoch: remainder_prefix_[k'] = samples left by old shards 0..k' (inclusive).
+  std::vector<int64_t> remainder_prefix_;
+  int64_t remainder_batches_ = 0;
 
   struct CachedPermutation {
     int64_t epoch = -1;

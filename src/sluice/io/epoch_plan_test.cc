@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <map>
 #include <numeric>
+#include <set>
 #include <string>
 #include <thread>
 #include <vector>
@@ -277,6 +278,50 @@ TEST(EpochPlan, ConcurrentCallersSeeTheSameBatches) {
   }
   for (auto& th : threads) th.join();
   for (int m : mismatches) EXPECT_EQ(m, 0);
+}
+
+// Elastic resume: epoch 1 interrupted after `read` batches on every one of `old_shards` shards
+// resumes on `new_shards`; the valid slots of the new shards hold exactly the samples the old
+// ones had not read, and epoch 2 is the normal epoch of the new layout.
+void check_remainder(int64_t n, int64_t old_shards, int64_t new_shards, int64_t b, int64_t read,
+                     bool shuffle, bool pad) {
+  std::multiset<int64_t> left;
+  for (int64_t k = 0; k < old_shards; ++k) {
+    EpochPlan old(make_options(n, old_shards, k, b, shuffle, pad));
+    for (int64_t j = read; j < old.batches_per_epoch(); ++j) {
+      PlannedBatch pb = old.batch(1, j);
+      for (int64_t t = 0; t < pb.num_valid; ++t) left.insert(pb.indices[t]);
+    }
+  }
+  std::multiset<int64_t> got;
+  for (int64_t k = 0; k < new_shards; ++k) {
+    EpochPlanOptions o = make_options(n, new_shards, k, b, shuffle, pad);
+    o.remainder = {1, old_shards, read * b};
+    EpochPlan plan(o);
+    EpochPlan normal(make_options(n, new_shards, k, b, shuffle, pad));
+    for (int64_t j = 0; j < plan.batches_in_epoch(1); ++j) {
+      PlannedBatch pb = plan.batch(1, j);
+      for (int64_t t = 0; t < pb.num_valid; ++t) got.insert(pb.indices[t]);
+    }
+    EXPECT_EQ(plan.batch(2, 0).indices, normal.batch(2, 0).indices);
+    EXPECT_EQ(plan.batch(0, 0).indices, normal.batch(0, 0).indices);
+  }
+  EXPECT_EQ(got, left) << n << " samples, " << old_shards << " -> " << new_shards << " shards";
+}
+
+TEST(EpochPlan, RemainderEpochReadsWhatTheOldLayoutLeftOnce) {
+  check_remainder(100, 8, 4, 3, 2, true, false);
+  check_remainder(101, 2, 3, 4, 5, true, true);
+  check_remainder(37, 4, 4, 2, 1, false, false);
+  check_remainder(30, 3, 7, 4, 2, true, false);  // fewer samples left than shards
+}
+
+TEST(EpochPlan, RemainderRefusesAnEmptyOrForeignLayout) {
+  EpochPlanOptions o = make_options(10, 2, 0, 2);
+  o.remainder = {0, 2, 5};  // every sample read
+  EXPECT_THROW(EpochPlan{o}, InvalidArgument);
+  o.remainder = {0, 11, 0};  // more old shards than samples
+  EXPECT_THROW(EpochPlan{o}, InvalidArgument);
 }
 
 }  // namespace

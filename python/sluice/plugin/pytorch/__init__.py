@@ -121,7 +121,15 @@ class DALIGenericIterator:
         self._samples = 0  # samples returned in this epoch (size-based epochs)
         self._ended = False
         self._pending = None  # the prefetched, converted batch (gpu_normalize)
+        self._pending_keep = 0
         self._primed = False
+        self._epoch = 0  # the reader's epoch this iterator's epoch is
+        self._enable_checkpointing = self._pipes[0]._enable_checkpointing
+        if any(p._enable_checkpointing != self._enable_checkpointing for p in self._pipes):
+            raise ValueError(
+                "All wrapped pipelines must have the same value for `enable_checkpointing`.")
+        if self._pipes[0].is_restored_from_checkpoint:
+            self._restore_position(self._pipes[0]._iterator_data)
         if prepare_first_batch:
             self._prime()
 
@@ -129,15 +137,23 @@ class DALIGenericIterator:
     def _meta(self):
         return self._pipes[0].reader_meta(self._reader_name)
 
+    def _reader_batches(self, meta):
+        """The batches of the reader's current epoch (fewer in an elastic resume's first)."""
+        if meta.get("resume_epoch") == self._epoch:
+            return meta["resume_epoch_batches"]
+        return meta["batches_per_epoch"]
+
     def _batches_per_epoch(self):
         """Batches this iterator returns per epoch; None when unknown (until the data ends)."""
         if self._reader_name is not None:
             meta = self._meta()
             if self._policy == LastBatchPolicy.DROP:
                 # Only batches complete on every shard: all ranks drop the same ones.
-                min_shard = meta["epoch_size"] // meta["number_of_shards"]
-                return min_shard // self._batch_size
-            return meta["batches_per_epoch"]
+                size = meta["epoch_size"]
+                if meta.get("resume_epoch") == self._epoch:
+                    size = meta["resume_epoch_size"]
+                return size // meta["number_of_shards"] // self._batch_size
+            return self._reader_batches(meta)
         if self._size > 0:
             if self._policy == LastBatchPolicy.DROP:
                 return self._size // self._batch_size
@@ -227,6 +243,7 @@ class DALIGenericIterator:
         if self._normalize is not None:
             # Hand over the batch converted one step earlier; this one converts meanwhile.
             previous, self._pending = self._pending, batch
+            self._pending_keep = keep
             if previous is None:
                 return self.__next__() if self._has_next() else self._flush()
             return self._finish(previous)
@@ -249,7 +266,7 @@ class DALIGenericIterator:
         # DROP: the pipeline still has this epoch's incomplete batches; skip them so the next
         # epoch starts at its beginning on every rank.
         if self._reader_name is not None:
-            meta_batches = self._meta()["batches_per_epoch"]
+            meta_batches = self._reader_batches(self._meta())
             while self._counter < meta_batches:
                 self._fetch()
                 self._release_and_schedule()
@@ -267,7 +284,7 @@ class DALIGenericIterator:
         if not self._ended and self._counter == 0:
             return  # DALI's loop `for b in it: ...; it.reset()` stays right with auto_reset
         if not self._ended and self._reader_name is not None:
-            meta_batches = self._meta()["batches_per_epoch"]
+            meta_batches = self._reader_batches(self._meta())
             while self._counter < meta_batches:
                 self._fetch()
                 self._release_and_schedule()
@@ -283,6 +300,68 @@ class DALIGenericIterator:
         self._samples = 0
         self._ended = False
         self._pending = None
+        self._epoch += 1
+
+    # --- checkpointing -----------------------------------------------------------------------
+    def _save_position(self):
+        held = 1 if self._pending is not None else 0  # converted ahead, not handed over yet
+        return {"counter": self._counter - held,
+                "samples": self._samples - (self._pending_keep if held else 0),
+                "ended": self._ended, "epoch": self._epoch}, held
+
+    def _restore_position(self, data):
+        """The position after a restore: the reader's (with reader_name) and what the iterator
+        saved (None: a checkpoint taken from the pipeline)."""
+        data = data or {}
+        self._counter = data.get("counter", 0)
+        self._samples = data.get("samples", 0)
+        self._ended = bool(data.get("ended", False))
+        self._epoch = data.get("epoch", 0)
+        self._pending = None
+        if self._reader_name is None:
+            return
+        epoch, batch, _ = self._pipes[0]._reader_starts[self._reader_name]
+        if not data or epoch == self._epoch:
+            self._epoch, self._counter = epoch, batch
+        else:
+            # The reader finished the epoch before StopIteration was raised (or the iterator
+            # was reset): the epoch ends now, without reading the next one's batches.
+            self._counter = self._reader_batches(self._meta())
+
+    def _require_checkpointing(self):
+        if not self._enable_checkpointing:
+            raise ValueError("Cannot access checkpoints with checkpointing disabled")
+
+    def checkpoints(self):
+        """DALI's iterator checkpoints: one string per pipeline, each restoring that pipeline
+        (Pipeline(checkpoint=...)) and, when an iterator wraps it, this iterator's position."""
+        self._require_checkpointing()
+        data, held = self._save_position()
+        return [p._get_checkpoint(iterator_data=data, held_back=held) for p in self._pipes]
+
+    def state_dict(self):
+        """The iterator's state as a small dict of plain values (torch.distributed.checkpoint
+        saves it as is): the position of the batches handed out, not of those prefetched. Any
+        rank's state restores any rank of a job with another number of shards (elastic)."""
+        self._require_checkpointing()
+        data, _ = self._save_position()
+        return {"epoch": data["epoch"], "batch": data["counter"],
+                "checkpoints": self.checkpoints()}
+
+    def load_state_dict(self, state_dict):
+        """Continues from state_dict(): the pipelines restart where it says (nothing before is
+        read or decoded)."""
+        self._require_checkpointing()
+        cpts = list(state_dict["checkpoints"])
+        if len(cpts) != len(self._pipes):
+            if len(cpts) < 1:
+                raise ValueError("state_dict has no pipeline checkpoints")
+            cpts = [cpts[0]] * len(self._pipes)  # elastic: any pipeline's position will do
+        for p, c in zip(self._pipes, cpts):
+            p._restore(c)
+        self._primed = False
+        self._restore_position(self._pipes[0]._iterator_data)
+        self._prime()
 
 
 class DALIClassificationIterator(DALIGenericIterator):

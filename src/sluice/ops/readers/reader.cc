@@ -1,5 +1,6 @@
 #include "sluice/ops/readers/reader.h"
 
+#include "sluice/core/error.h"
 #include "sluice/core/rng.h"
 
 namespace sluice {
@@ -25,7 +26,17 @@ OpSchema& add_reader_args(OpSchema& s, bool shuffle_after_epoch) {
            "Accepted for compatibility: the pipeline's prefetch queue reads ahead.")
       .arg("lazy_init", ArgType::kBool, false, "Accepted for compatibility.")
       .arg("tensor_init_bytes", ArgType::kInt, int64_t{1048576},
-           "Accepted for compatibility (buffers are pooled).");
+           "Accepted for compatibility (buffers are pooled).")
+      // Set by Pipeline(checkpoint=...) (python/sluice/pipeline/_checkpoint.py).
+      .arg("resume_epoch", ArgType::kInt, int64_t{0}, "Checkpointing: the epoch to start in.")
+      .arg("resume_batch", ArgType::kInt, int64_t{0},
+           "Checkpointing: the batch of resume_epoch to start at.")
+      .arg("resume_num_shards", ArgType::kInt, int64_t{0},
+           "Checkpointing, elastic: resume_epoch was interrupted under this many shards (0: "
+           "under this layout); it then holds only the samples they had not read, split "
+           "across the shards of this one.")
+      .arg("resume_consumed", ArgType::kInt, int64_t{0},
+           "Checkpointing, elastic: the samples each of the resume_num_shards shards had read.");
   if (shuffle_after_epoch) {
     s.arg("shuffle_after_epoch", ArgType::kBool, false,
           "Same as random_shuffle here: every epoch is a fresh permutation of the dataset.")
@@ -51,7 +62,16 @@ void Reader::plan(const OpContext& ctx, int64_t num_samples) {
                           : (num_shards > 1 ? 0x534C55494345ull : ctx.seed);
   po.stick_to_shard = spec_.arg<bool>("stick_to_shard");
   po.pad_last_batch = spec_.arg<bool>("pad_last_batch");
+  epoch_ = spec_.arg<int64_t>("resume_epoch");
+  index_ = spec_.arg<int64_t>("resume_batch");
+  if (spec_.arg<int64_t>("resume_num_shards") > 0) {
+    po.remainder = {epoch_, spec_.arg<int64_t>("resume_num_shards"),
+                    spec_.arg<int64_t>("resume_consumed")};
+  }
   plan_ = std::make_unique<EpochPlan>(po);
+  SLUICE_CHECK(epoch_ >= 0 && index_ >= 0 && index_ < plan_->batches_in_epoch(epoch_),
+               InvalidArgument, "resume: batch ", index_, " of epoch ", epoch_,
+               " is outside the epoch (", plan_->batches_in_epoch(epoch_), " batches)");
   read_ahead_ = spec_.arg<bool>("read_ahead");
 }
 
@@ -67,10 +87,10 @@ void Reader::begin_iteration(BatchInfo& batch) {
   batch.from_reader = true;
   batch.epoch = epoch_;
   batch.batch_in_epoch = index_;
-  batch.batches_per_epoch = plan_->batches_per_epoch();
+  batch.batches_per_epoch = plan_->batches_in_epoch(epoch_);
   batch.num_valid = static_cast<int>(planned_.num_valid);
   batch.complete_on_all_shards = planned_.complete_on_all_shards;
-  if (++index_ == plan_->batches_per_epoch()) {
+  if (++index_ == plan_->batches_in_epoch(epoch_)) {
     index_ = 0;
     ++epoch_;
   }
@@ -82,13 +102,20 @@ std::vector<int64_t> Reader::next_batch_indices() const {
 
 nlohmann::json Reader::reader_meta() const {
   const ReaderMeta& m = plan_->meta();
-  return {{"epoch_size", m.epoch_size},
-          {"epoch_size_padded", m.epoch_size_padded},
-          {"number_of_shards", m.number_of_shards},
-          {"shard_id", m.shard_id},
-          {"pad_last_batch", m.pad_last_batch},
-          {"stick_to_shard", m.stick_to_shard},
-          {"batches_per_epoch", m.batches_per_epoch}};
+  nlohmann::json j = {{"epoch_size", m.epoch_size},
+                      {"epoch_size_padded", m.epoch_size_padded},
+                      {"number_of_shards", m.number_of_shards},
+                      {"shard_id", m.shard_id},
+                      {"pad_last_batch", m.pad_last_batch},
+                      {"stick_to_shard", m.stick_to_shard},
+                      {"batches_per_epoch", m.batches_per_epoch}};
+  const int64_t resumed = plan_->options().remainder.epoch;
+  if (resumed >= 0) {
+    j["resume_epoch"] = resumed;
+    j["resume_epoch_size"] = plan_->remainder_size();
+    j["resume_epoch_batches"] = plan_->batches_in_epoch(resumed);
+  }
+  return j;
 }
 
 }  // namespace sluice
