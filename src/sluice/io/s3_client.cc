@@ -118,6 +118,9 @@ struct S3Client::Connection {
 S3Client::S3Client(S3Config config) : config_(std::move(config)) {
   static CurlGlobal global;
 }
+bool S3Client::available() {
+  return true;
+}
 S3Client::~S3Client() = default;
 
 std::unique_ptr<S3Client::Connection> S3Client::take_connection() {
@@ -143,11 +146,13 @@ std::string S3Client::object_url(const std::string& bucket, const std::string& k
 
 S3Client::Response S3Client::request(const std::string& what, const std::string& url,
                                      std::vector<uint8_t>* out, size_t max_size, uint64_t offset,
-                                     int64_t length) {
+                                     int64_t length, const std::atomic<bool>* cancel) {
+  static const std::atomic<bool> never{false};
+  if (!cancel) cancel = &never;
   thread_local std::minstd_rand rng(std::random_device{}());
   std::string last_error;
   for (int attempt = 1;; ++attempt) {
-    if (cancelled_) throw Cancelled(make_string("cannot read '", what, "': cancelled"));
+    if (*cancel) throw Cancelled(make_string("cannot read '", what, "': cancelled"));
     auto conn = take_connection();
     CURL* c = conn->curl;
     curl_easy_reset(c);
@@ -184,7 +189,7 @@ S3Client::Response S3Client::request(const std::string& what, const std::string&
     curl_easy_setopt(c, CURLOPT_LOW_SPEED_TIME, config_.low_speed_time_s);
     curl_easy_setopt(c, CURLOPT_NOPROGRESS, 0L);
     curl_easy_setopt(c, CURLOPT_XFERINFOFUNCTION, progress_cb);
-    curl_easy_setopt(c, CURLOPT_XFERINFODATA, &cancelled_);
+    curl_easy_setopt(c, CURLOPT_XFERINFODATA, const_cast<std::atomic<bool>*>(cancel));
     CURLcode code = curl_easy_perform(c);
     curl_slist_free_all(headers);
     curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &r.status);
@@ -223,19 +228,24 @@ S3Client::Response S3Client::request(const std::string& what, const std::string&
                                 attempt > 1 ? make_string(" (after ", attempt, " attempts)") : ""));
     }
     ++retries_;
-    // Full jitter: a uniform wait in [0, min(cap, base * 2^attempt)) spreads retrying clients.
+    // Jitter: a uniform wait in [cap / 4, cap], cap = min(max, base * 2^attempt), spreads the
+    // retries of many clients; sliced so that a cancel is seen at once.
     int64_t cap = std::min<int64_t>(config_.max_delay_ms,
                                     int64_t{config_.base_delay_ms} << std::min(attempt, 20));
-    std::this_thread::sleep_for(
-        std::chrono::milliseconds(std::uniform_int_distribution<int64_t>(cap / 4, cap)(rng)));
+    auto wake =
+        std::chrono::steady_clock::now() +
+        std::chrono::milliseconds(std::uniform_int_distribution<int64_t>(cap / 4, cap)(rng));
+    while (!*cancel && std::chrono::steady_clock::now() < wake) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
   }
 }
 
 void S3Client::get(const S3Uri& uri, std::vector<uint8_t>& out, size_t max_size, uint64_t offset,
-                   int64_t length) {
+                   int64_t length, const std::atomic<bool>* cancel) {
   SLUICE_CHECK(!uri.key.empty() && uri.key.back() != '/', InvalidArgument, "cannot read '",
                uri.str(), "': names a prefix, not an object");
-  request(uri.str(), object_url(uri.bucket, uri.key), &out, max_size, offset, length);
+  request(uri.str(), object_url(uri.bucket, uri.key), &out, max_size, offset, length, cancel);
 }
 
 void S3Client::list(const std::string& bucket, const std::string& prefix,
@@ -252,7 +262,7 @@ void S3Client::list(const std::string& bucket, const std::string& prefix,
         config_.endpoint.empty()
             ? make_string("https://", bucket, ".s3.", config_.region, ".amazonaws.com/?", query)
             : make_string(config_.endpoint, "/", bucket, "?", query);
-    Response r = request(what, url, nullptr, 0, 0, -1);
+    Response r = request(what, url, nullptr, 0, 0, -1, nullptr);
     try {
       token = parse_list_page(r.body, on_key);
     } catch (const IOError& e) {
@@ -265,13 +275,17 @@ void S3Client::list(const std::string& bucket, const std::string& prefix,
 
 struct S3Client::Connection {};
 S3Client::S3Client(S3Config config) : config_(std::move(config)) {}
+bool S3Client::available() {
+  return false;
+}
 S3Client::~S3Client() = default;
 static void no_curl(const std::string& what) {
   throw NotImplemented(make_string("cannot read '", what,
                                    "': this build has no S3 support (install libcurl4-openssl-dev "
                                    "and rebuild)"));
 }
-void S3Client::get(const S3Uri& uri, std::vector<uint8_t>&, size_t, uint64_t, int64_t) {
+void S3Client::get(const S3Uri& uri, std::vector<uint8_t>&, size_t, uint64_t, int64_t,
+                   const std::atomic<bool>*) {
   no_curl(uri.str());
 }
 void S3Client::list(const std::string& bucket, const std::string& prefix,
@@ -306,6 +320,7 @@ S3Prefetcher::~S3Prefetcher() {
     std::lock_guard<std::mutex> lock(mu_);
     stop_ = true;
   }
+  cancel_ = true;
   cv_.notify_all();
   for (auto& t : threads_) t.join();
 }
@@ -341,7 +356,7 @@ void S3Prefetcher::work() {
     std::vector<uint8_t> data;
     std::exception_ptr error;
     try {
-      client_->get(S3Uri::parse(f->uri), data, max_size_);
+      client_->get(S3Uri::parse(f->uri), data, max_size_, 0, -1, &cancel_);
     } catch (...) {
       error = std::current_exception();
     }

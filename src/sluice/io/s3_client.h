@@ -69,15 +69,19 @@ class S3Client {
   S3Client(const S3Client&) = delete;
   S3Client& operator=(const S3Client&) = delete;
 
+  // Whether this build reads object storage (was built with libcurl).
+  static bool available();
+
   // The client shared by every reader of the process, configured from the environment when first
   // used.
   static std::shared_ptr<S3Client> shared();
 
   // Reads the object `uri` (bytes [offset, offset + length) when length >= 0) into `out`.
   // IOError naming the object when it is missing, forbidden, larger than `max_size`, or cannot be
-  // read after the retries.
+  // read after the retries. Once `*cancel` is set (when given), the request in progress and its
+  // retries stop at once with Cancelled.
   void get(const S3Uri& uri, std::vector<uint8_t>& out, size_t max_size, uint64_t offset = 0,
-           int64_t length = -1);
+           int64_t length = -1, const std::atomic<bool>* cancel = nullptr);
 
   // Lists the keys under `prefix` in key order, page by page (`max_keys` per page, continuation
   // tokens), calling `on_key(key, size)` for each; only one page is held at a time.
@@ -87,15 +91,14 @@ class S3Client {
 
   // Requests retried so far (after throttling or transient errors), for tests and logs.
   int64_t retries() const { return retries_.load(); }
-  // Makes requests in progress and later ones fail at once (Cancelled): for shutdown.
-  void cancel() { cancelled_ = true; }
 
   struct Connection;
 
  private:
   struct Response;
   Response request(const std::string& what, const std::string& url, std::vector<uint8_t>* out,
-                   size_t max_size, uint64_t offset, int64_t length);
+                   size_t max_size, uint64_t offset, int64_t length,
+                   const std::atomic<bool>* cancel);
   std::unique_ptr<Connection> take_connection();
   void return_connection(std::unique_ptr<Connection> c);
   std::string object_url(const std::string& bucket, const std::string& key) const;
@@ -104,7 +107,6 @@ class S3Client {
   std::mutex mu_;
   std::vector<std::unique_ptr<Connection>> idle_;  // guarded by mu_
   std::atomic<int64_t> retries_{0};
-  std::atomic<bool> cancelled_{false};
 };
 
 // Reads objects ahead on a few threads with a connection each, so that many objects are in flight
@@ -131,6 +133,7 @@ class S3Prefetcher {
   std::condition_variable cv_;
   std::deque<std::shared_ptr<Fetch>> queue_;  // guarded by mu_
   bool stop_ = false;                         // guarded by mu_
+  std::atomic<bool> cancel_{false};           // set with stop_: abandons requests in progress
   std::vector<std::thread> threads_;
 };
 

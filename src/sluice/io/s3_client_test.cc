@@ -4,7 +4,12 @@
 #include "sluice/io/s3_client.h"
 
 #include <gtest/gtest.h>
+#include <netinet/in.h>
 #include <stdlib.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <chrono>
 
 #include <string>
 #include <vector>
@@ -98,6 +103,58 @@ TEST(S3Config, EnvironmentWinsOverProfileFiles) {
                         "AWS_SHARED_CREDENTIALS_FILE", "AWS_CONFIG_FILE", "AWS_PROFILE"}) {
     unsetenv(v);
   }
+}
+
+// A server that accepts connections (the kernel does, from the backlog) and never answers.
+struct SilentServer {
+  int fd = socket(AF_INET, SOCK_STREAM, 0);
+  int port = 0;
+  SilentServer() {
+    sockaddr_in a{};
+    a.sin_family = AF_INET;
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    socklen_t len = sizeof(a);
+    EXPECT_EQ(bind(fd, reinterpret_cast<sockaddr*>(&a), len), 0);
+    EXPECT_EQ(listen(fd, 16), 0);
+    getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len);
+    port = ntohs(a.sin_port);
+  }
+  ~SilentServer() { close(fd); }
+};
+
+S3Config silent_config(const SilentServer& s, long timeout_ms, int attempts) {
+  S3Config c;
+  c.endpoint = "http://127.0.0.1:" + std::to_string(s.port);
+  c.access_key = "k";
+  c.secret_key = "s";
+  c.request_timeout_ms = timeout_ms;
+  c.max_attempts = attempts;
+  return c;
+}
+
+TEST(S3Client, ASilentServerTimesOutWithAnErrorNamingTheObject) {
+  if (!S3Client::available()) GTEST_SKIP() << "built without libcurl";
+  SilentServer server;
+  S3Client client(silent_config(server, 300, 2));
+  std::vector<uint8_t> out;
+  auto t0 = std::chrono::steady_clock::now();
+  expect_error<IOError>([&] { client.get(S3Uri::parse("s3://b/k.jpg"), out, 100); },
+                        {"cannot read 's3://b/k.jpg'", "after 2 attempts"});
+  EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::seconds(5));
+  EXPECT_EQ(client.retries(), 1);
+}
+
+TEST(S3Prefetcher, IsDestroyedAtOnceWhileItsRequestsHang) {
+  if (!S3Client::available()) GTEST_SKIP() << "built without libcurl";
+  SilentServer server;
+  auto client = std::make_shared<S3Client>(silent_config(server, 60000, 10));
+  auto prefetcher = std::make_unique<S3Prefetcher>(client, 4, 100);
+  std::vector<std::shared_ptr<S3Prefetcher::Fetch>> fetches;
+  for (int i = 0; i < 8; ++i) fetches.push_back(prefetcher->fetch("s3://b/" + std::to_string(i)));
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));  // the requests are in progress
+  auto t0 = std::chrono::steady_clock::now();
+  prefetcher.reset();
+  EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::seconds(3));
 }
 
 }  // namespace
