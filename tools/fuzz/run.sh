@@ -27,7 +27,7 @@ set -uo pipefail
 cd "$(dirname "$0")/../.."
 
 all_targets=(fuzz_image fuzz_jpeg_structure fuzz_file_list fuzz_pipeline_json
-  fuzz_npy_header fuzz_tfrecord fuzz_recordio fuzz_tar_index fuzz_lmdb_records)
+  fuzz_npy_header fuzz_tfrecord fuzz_recordio fuzz_tar_index fuzz_lmdb_records fuzz_s3_list)
 mode=""
 seconds=0
 jobs=1
