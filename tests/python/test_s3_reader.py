@@ -229,3 +229,39 @@ def test_read_ahead_hides_round_trips(endpoint, dataset, monkeypatch):
         assert proxy.requests >= 37
         assert elapsed < 1.2, elapsed
     gc.collect()
+
+
+def test_tfrecord_records_are_ranged_reads(endpoint, tmp_path):
+    import pathlib
+    import sys
+    sys.path.insert(0, str(pathlib.Path(__file__).parent / "ops"))
+    from record_writers import write_tfrecord
+    from sluice import tfrecord as sltf
+
+    spans = write_tfrecord(tmp_path / "d.tfrecord",
+                           [{"a": [i, i + 1, i + 2], "s": [b"x" * i]} for i in range(11)])
+    (tmp_path / "d.idx").write_text("".join(f"{o} {n}\n" for o, n in spans))
+    upload(endpoint, tmp_path, "tfr")
+
+    def run(path, index):
+        @pipeline_def(batch_size=4, num_threads=2, device_id=None, seed=3)
+        def p():
+            o = fn.readers.tfrecord(path=path, index_path=index, random_shuffle=True, features={
+                "a": sltf.FixedLenFeature([3], sltf.int64, 0),
+                "s": sltf.FixedLenFeature([], sltf.string, "")})
+            return o["a"], o["s"]
+
+        pipe = p()
+        pipe.build()
+        out = []
+        for _ in range(6):
+            a, s = pipe.run()
+            out += [(np.asarray(a.at(i)).tolist(), bytes(np.asarray(s.at(i))))
+                    for i in range(len(a))]
+        return out
+
+    local = run(str(tmp_path / "d.tfrecord"), str(tmp_path / "d.idx"))
+    assert run(f"s3://{BUCKET}/tfr/d.tfrecord", f"s3://{BUCKET}/tfr/d.idx") == local
+    with pytest.raises(Exception) as e:
+        run(f"s3://{BUCKET}/tfr/missing.tfrecord", str(tmp_path / "d.idx"))
+    assert f"s3://{BUCKET}/tfr/missing.tfrecord" in str(e.value) and "404" in str(e.value)

@@ -10,6 +10,7 @@
 #include <cstring>
 
 #include "sluice/core/error.h"
+#include "sluice/io/s3_client.h"
 
 namespace sluice {
 namespace {
@@ -65,6 +66,11 @@ void RecordFiles::open(std::vector<std::string> paths, size_t max_open) {
   open_.assign(paths.size(), nullptr);
   for (size_t f = 0; f < paths.size(); ++f) {
     int64_t size = 0;
+    if (is_s3_uri(paths[f])) {
+      if (!s3_) s3_ = S3Client::shared();
+      sizes_.push_back(static_cast<int64_t>(s3_->size(S3Uri::parse(paths[f]))));
+      continue;
+    }
     auto fd = std::make_shared<Fd>();
     fd->fd = open_regular(paths[f], &size);
     sizes_.push_back(size);
@@ -91,6 +97,19 @@ std::shared_ptr<RecordFiles::Fd> RecordFiles::fd(size_t file) const {
 }
 
 void RecordFiles::read(size_t file, int64_t offset, int64_t n, void* dst) const {
+  if (is_s3_uri(paths_[file])) {
+    std::vector<uint8_t> bytes;
+    s3_->get(S3Uri::parse(paths_[file]), bytes, static_cast<size_t>(n),
+             static_cast<uint64_t>(offset), n);
+    if (static_cast<int64_t>(bytes.size()) != n) {
+      throw IOError(make_string("cannot read '", paths_[file], "': it ends at offset ",
+                                offset + static_cast<int64_t>(bytes.size()),
+                                ", inside the record at offset ", offset, " of ", n,
+                                " bytes (truncated?)"));
+    }
+    if (n > 0) std::memcpy(dst, bytes.data(), bytes.size());
+    return;
+  }
   std::shared_ptr<Fd> h = fd(file);
   auto* out = static_cast<uint8_t*>(dst);
   int64_t done = 0;
@@ -112,6 +131,7 @@ void RecordFiles::read(size_t file, int64_t offset, int64_t n, void* dst) const 
 }
 
 void RecordFiles::read_ahead(size_t file, int64_t offset, int64_t n) const noexcept {
+  if (is_s3_uri(paths_[file])) return;
   try {
     std::shared_ptr<Fd> h = fd(file);
     (void)::posix_fadvise(h->fd, static_cast<off_t>(offset), static_cast<off_t>(n),

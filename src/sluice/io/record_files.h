@@ -7,6 +7,9 @@
 // limit (ImageNet in TFRecord is over 1000 files, the usual soft limit 1024); beyond it an open
 // file is closed (once its reads end) for each new one.
 //
+// Paths may be s3:// URIs (io/s3_client.h): such a file is sized with a HEAD request and each
+// read is a ranged GET.
+//
 // Thread safety: open() is called once, before any read; read() and read_ahead() may then run
 // on several threads at once.
 
@@ -19,6 +22,8 @@
 #include "sluice/core/mutex.h"
 
 namespace sluice {
+
+class S3Client;
 
 class RecordFiles {
  public:
@@ -48,6 +53,7 @@ class RecordFiles {
 
   std::vector<std::string> paths_;
   std::vector<int64_t> sizes_;
+  std::shared_ptr<S3Client> s3_;  // set when some path is an s3:// URI
   size_t max_open_ = 0;
   mutable Mutex mu_;
   // Per file, null when closed; and the files with one open, oldest first.

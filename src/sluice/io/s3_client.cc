@@ -17,7 +17,8 @@ namespace sluice {
 
 struct S3Client::Response {
   long status = 0;
-  std::string body;  // error answers and listings
+  int64_t content_length = -1;  // HEAD answers
+  std::string body;             // error answers and listings
 };
 
 #ifdef SLUICE_HAS_CURL
@@ -146,7 +147,7 @@ std::string S3Client::object_url(const std::string& bucket, const std::string& k
 
 S3Client::Response S3Client::request(const std::string& what, const std::string& url,
                                      std::vector<uint8_t>* out, size_t max_size, uint64_t offset,
-                                     int64_t length, const std::atomic<bool>* cancel) {
+                                     int64_t length, const std::atomic<bool>* cancel, bool head) {
   static const std::atomic<bool> never{false};
   if (!cancel) cancel = &never;
   thread_local std::minstd_rand rng(std::random_device{}());
@@ -179,6 +180,7 @@ S3Client::Response S3Client::request(const std::string& what, const std::string&
       curl_easy_setopt(c, CURLOPT_USERPWD, userpwd.c_str());
     }
     curl_easy_setopt(c, CURLOPT_URL, url.c_str());
+    if (head) curl_easy_setopt(c, CURLOPT_NOBODY, 1L);
     curl_easy_setopt(c, CURLOPT_HTTPHEADER, headers);
     curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, write_cb);
     curl_easy_setopt(c, CURLOPT_WRITEDATA, &sink);
@@ -193,6 +195,10 @@ S3Client::Response S3Client::request(const std::string& what, const std::string&
     CURLcode code = curl_easy_perform(c);
     curl_slist_free_all(headers);
     curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &r.status);
+    curl_off_t cl = -1;
+    if (head && curl_easy_getinfo(c, CURLINFO_CONTENT_LENGTH_DOWNLOAD_T, &cl) == CURLE_OK) {
+      r.content_length = cl;
+    }
 
     bool retry = false;
     if (code == CURLE_OK && (r.status / 100 == 2)) {
@@ -248,6 +254,14 @@ void S3Client::get(const S3Uri& uri, std::vector<uint8_t>& out, size_t max_size,
   request(uri.str(), object_url(uri.bucket, uri.key), &out, max_size, offset, length, cancel);
 }
 
+uint64_t S3Client::size(const S3Uri& uri) {
+  Response r =
+      request(uri.str(), object_url(uri.bucket, uri.key), nullptr, 0, 0, -1, nullptr, true);
+  SLUICE_CHECK(r.content_length >= 0, IOError, "cannot read '", uri.str(),
+               "': the server gave no Content-Length");
+  return static_cast<uint64_t>(r.content_length);
+}
+
 void S3Client::list(const std::string& bucket, const std::string& prefix,
                     const std::function<void(std::string_view, uint64_t)>& on_key, int max_keys) {
   const std::string what = make_string("s3://", bucket, "/", prefix);
@@ -287,6 +301,10 @@ static void no_curl(const std::string& what) {
 void S3Client::get(const S3Uri& uri, std::vector<uint8_t>&, size_t, uint64_t, int64_t,
                    const std::atomic<bool>*) {
   no_curl(uri.str());
+}
+uint64_t S3Client::size(const S3Uri& uri) {
+  no_curl(uri.str());
+  return 0;
 }
 void S3Client::list(const std::string& bucket, const std::string& prefix,
                     const std::function<void(std::string_view, uint64_t)>&, int) {

@@ -83,6 +83,9 @@ class S3Client {
   void get(const S3Uri& uri, std::vector<uint8_t>& out, size_t max_size, uint64_t offset = 0,
            int64_t length = -1, const std::atomic<bool>* cancel = nullptr);
 
+  // The size of the object `uri` (a HEAD request); IOError naming it when it cannot be had.
+  uint64_t size(const S3Uri& uri);
+
   // Lists the keys under `prefix` in key order, page by page (`max_keys` per page, continuation
   // tokens), calling `on_key(key, size)` for each; only one page is held at a time.
   void list(const std::string& bucket, const std::string& prefix,
@@ -98,7 +101,7 @@ class S3Client {
   struct Response;
   Response request(const std::string& what, const std::string& url, std::vector<uint8_t>* out,
                    size_t max_size, uint64_t offset, int64_t length,
-                   const std::atomic<bool>* cancel);
+                   const std::atomic<bool>* cancel, bool head = false);
   std::unique_ptr<Connection> take_connection();
   void return_connection(std::unique_ptr<Connection> c);
   std::string object_url(const std::string& bucket, const std::string& key) const;

@@ -7,6 +7,7 @@
 #include "sluice/core/error.h"
 #include "sluice/io/detail/directory_listing.h"
 #include "sluice/io/detail/path_guard.h"
+#include "sluice/io/read_file.h"
 #include "sluice/io/s3_client.h"
 
 namespace sluice {
@@ -53,6 +54,14 @@ std::vector<uint8_t> read_s3_object(const std::string& uri, size_t max_size) {
   std::vector<uint8_t> out;
   S3Client::shared()->get(S3Uri::parse(uri), out, max_size);
   return out;
+}
+
+void read_file_or_object(const std::string& path, std::vector<uint8_t>& out, size_t max_size) {
+  if (is_s3_uri(path)) {
+    out = read_s3_object(path, max_size);
+  } else {
+    read_file(path, out, max_size);
+  }
 }
 
 }  // namespace sluice

@@ -22,4 +22,7 @@ FileDataset list_s3_class_folders(const FileDatasetOptions& options);
 // The whole object `uri` (a file list kept in object storage).
 std::vector<uint8_t> read_s3_object(const std::string& uri, size_t max_size);
 
+// read_file (read_file.h) for a local path, read_s3_object for an s3:// URI (index files).
+void read_file_or_object(const std::string& path, std::vector<uint8_t>& out, size_t max_size);
+
 }  // namespace sluice
