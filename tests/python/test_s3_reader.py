@@ -265,3 +265,30 @@ def test_tfrecord_records_are_ranged_reads(endpoint, tmp_path):
     with pytest.raises(Exception) as e:
         run(f"s3://{BUCKET}/tfr/missing.tfrecord", str(tmp_path / "d.idx"))
     assert f"s3://{BUCKET}/tfr/missing.tfrecord" in str(e.value) and "404" in str(e.value)
+
+
+def test_mxnet_records(endpoint, tmp_path):
+    import pathlib
+    import sys
+    sys.path.insert(0, str(pathlib.Path(__file__).parent / "ops"))
+    from record_writers import write_recordio
+
+    write_recordio(tmp_path / "d.rec", tmp_path / "d.idx", [(i, b"r" * (i + 1)) for i in range(9)])
+    upload(endpoint, tmp_path, "rec")
+
+    def run(path, index):
+        @pipeline_def(batch_size=4, num_threads=2, device_id=None, seed=3)
+        def p():
+            return tuple(fn.readers.mxnet(path=[path], index_path=[index], random_shuffle=True))
+
+        pipe = p()
+        pipe.build()
+        out = []
+        for _ in range(5):
+            d, l = pipe.run()
+            out += [(bytes(np.asarray(d.at(i))), np.asarray(l.at(i)).tolist())
+                    for i in range(len(d))]
+        return out
+
+    local = run(str(tmp_path / "d.rec"), str(tmp_path / "d.idx"))
+    assert run(f"s3://{BUCKET}/rec/d.rec", f"s3://{BUCKET}/rec/d.idx") == local
