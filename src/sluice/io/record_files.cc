@@ -80,6 +80,7 @@ void RecordFiles::open(std::vector<std::string> paths, size_t max_open) {
     }
   }
   paths_ = std::move(paths);
+  if (s3_) prefetcher_ = std::make_unique<S3Prefetcher>(s3_, 32, size_t{1} << 31);
 }
 
 std::shared_ptr<RecordFiles::Fd> RecordFiles::fd(size_t file) const {
@@ -98,9 +99,22 @@ std::shared_ptr<RecordFiles::Fd> RecordFiles::fd(size_t file) const {
 
 void RecordFiles::read(size_t file, int64_t offset, int64_t n, void* dst) const {
   if (is_s3_uri(paths_[file])) {
+    std::shared_ptr<S3Prefetcher::Fetch> ahead;
+    {
+      MutexLock lock(ahead_mu_);
+      auto it = ahead_.find({file, offset, n});
+      if (it != ahead_.end()) {
+        ahead = std::move(it->second);
+        ahead_.erase(it);
+      }
+    }
     std::vector<uint8_t> bytes;
-    s3_->get(S3Uri::parse(paths_[file]), bytes, static_cast<size_t>(n),
-             static_cast<uint64_t>(offset), n);
+    if (ahead) {
+      bytes = prefetcher_->wait(*ahead);
+    } else {
+      s3_->get(S3Uri::parse(paths_[file]), bytes, static_cast<size_t>(n),
+               static_cast<uint64_t>(offset), n);
+    }
     if (static_cast<int64_t>(bytes.size()) != n) {
       throw IOError(make_string("cannot read '", paths_[file], "': it ends at offset ",
                                 offset + static_cast<int64_t>(bytes.size()),
@@ -131,8 +145,14 @@ void RecordFiles::read(size_t file, int64_t offset, int64_t n, void* dst) const 
 }
 
 void RecordFiles::read_ahead(size_t file, int64_t offset, int64_t n) const noexcept {
-  if (is_s3_uri(paths_[file])) return;
   try {
+    if (is_s3_uri(paths_[file])) {
+      MutexLock lock(ahead_mu_);
+      if (ahead_.size() > 65536) ahead_.clear();  // ranges never read (a changed plan)
+      auto& f = ahead_[{file, offset, n}];
+      if (!f) f = prefetcher_->fetch(paths_[file], static_cast<uint64_t>(offset), n);
+      return;
+    }
     std::shared_ptr<Fd> h = fd(file);
     (void)::posix_fadvise(h->fd, static_cast<off_t>(offset), static_cast<off_t>(n),
                           POSIX_FADV_WILLNEED);

@@ -343,9 +343,12 @@ S3Prefetcher::~S3Prefetcher() {
   for (auto& t : threads_) t.join();
 }
 
-std::shared_ptr<S3Prefetcher::Fetch> S3Prefetcher::fetch(const std::string& uri) {
+std::shared_ptr<S3Prefetcher::Fetch> S3Prefetcher::fetch(const std::string& uri, uint64_t offset,
+                                                         int64_t length) {
   auto f = std::make_shared<Fetch>();
   f->uri = uri;
+  f->offset = offset;
+  f->length = length;
   {
     std::lock_guard<std::mutex> lock(mu_);
     queue_.push_back(f);
@@ -374,7 +377,7 @@ void S3Prefetcher::work() {
     std::vector<uint8_t> data;
     std::exception_ptr error;
     try {
-      client_->get(S3Uri::parse(f->uri), data, max_size_, 0, -1, &cancel_);
+      client_->get(S3Uri::parse(f->uri), data, max_size_, f->offset, f->length, &cancel_);
     } catch (...) {
       error = std::current_exception();
     }

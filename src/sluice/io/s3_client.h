@@ -123,7 +123,8 @@ class S3Prefetcher {
   S3Prefetcher(const S3Prefetcher&) = delete;
   S3Prefetcher& operator=(const S3Prefetcher&) = delete;
 
-  std::shared_ptr<Fetch> fetch(const std::string& uri);
+  // The whole object, or `length` bytes from `offset` when length >= 0.
+  std::shared_ptr<Fetch> fetch(const std::string& uri, uint64_t offset = 0, int64_t length = -1);
   // The object's bytes, kept by the handle (a handle may serve several batches).
   const std::vector<uint8_t>& wait(Fetch& f);
 
@@ -142,6 +143,8 @@ class S3Prefetcher {
 
 struct S3Prefetcher::Fetch {
   std::string uri;
+  uint64_t offset = 0;
+  int64_t length = -1;
   std::mutex mu;
   std::condition_variable cv;
   bool done = false;

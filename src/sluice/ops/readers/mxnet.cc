@@ -78,7 +78,7 @@ class MXNetReader : public Reader {
       if (!p.data.empty()) std::memcpy(data.raw_sample(i), p.data.data(), p.data.size());
       std::memcpy(label.raw_sample(i), p.labels.data(), p.labels.size() * sizeof(float));
     });
-    if (read_ahead()) {
+    if (read_ahead() || files_.remote()) {
       for (int64_t id : next_batch_indices()) {
         const RecordIOSpan& r = records_[id];
         files_.read_ahead(r.file, r.offset, r.size);

@@ -145,7 +145,7 @@ class TFRecordReader : public Reader {
                       ws.output(static_cast<int>(k)).raw_sample(i));
       }
     });
-    if (read_ahead()) {
+    if (read_ahead() || files_.remote()) {
       for (int64_t id : next_batch_indices()) {
         const Record& r = records_[id];
         files_.read_ahead(r.file, r.offset, r.size);
