@@ -1,6 +1,7 @@
 // readers.file: lists a dataset once, then reads batch after batch of it, epoch by epoch,
 // following an EpochPlan (io/epoch_plan.h): a true per-epoch permutation split into shards.
 
+#include <algorithm>
 #include <cstring>
 #include <memory>
 #include <unordered_map>
@@ -78,8 +79,10 @@ class FileReader : public Reader {
     max_file_size_ = static_cast<size_t>(spec_.arg<int64_t>("max_file_size"));
     for (const FileEntry& e : dataset_.entries) {
       if (is_s3_uri(e.path)) {
-        // Enough objects in flight to cover a batch or two of 20-50 ms round trips.
-        int connections = env_int("SLUICE_S3_CONNECTIONS", 32, 1, 1024);
+        // A whole batch in flight (two batches overlap at a batch boundary), at most 256
+        // connections by default: each is a mostly sleeping thread.
+        int connections =
+            env_int("SLUICE_S3_CONNECTIONS", std::clamp(2 * ctx.max_batch_size, 32, 256), 1, 1024);
         prefetcher_ =
             std::make_unique<S3Prefetcher>(S3Client::shared(), connections, max_file_size_);
         break;
