@@ -221,6 +221,7 @@ S3Client::Response S3Client::request(const std::string& what, const std::string&
       std::string msg = xml_field(r.body, "Message");
       last_error =
           make_string("HTTP ", r.status, err.empty() ? "" : " ", err, msg.empty() ? "" : ": ", msg);
+      if (r.status == 404 && err.empty()) last_error += " (no such object or bucket)";
       if (r.status == 403) {
         last_error +=
             " (check the credentials: AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY or the "
@@ -251,6 +252,10 @@ void S3Client::get(const S3Uri& uri, std::vector<uint8_t>& out, size_t max_size,
                    int64_t length, const std::atomic<bool>* cancel) {
   SLUICE_CHECK(!uri.key.empty() && uri.key.back() != '/', InvalidArgument, "cannot read '",
                uri.str(), "': names a prefix, not an object");
+  if (length == 0) {  // no byte range to ask for
+    out.clear();
+    return;
+  }
   request(uri.str(), object_url(uri.bucket, uri.key), &out, max_size, offset, length, cancel);
 }
 
