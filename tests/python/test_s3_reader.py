@@ -292,3 +292,36 @@ def test_mxnet_records(endpoint, tmp_path):
 
     local = run(str(tmp_path / "d.rec"), str(tmp_path / "d.idx"))
     assert run(f"s3://{BUCKET}/rec/d.rec", f"s3://{BUCKET}/rec/d.idx") == local
+
+
+@pytest.mark.parametrize("with_index", [True, False])
+def test_webdataset_shards(endpoint, tmp_path, with_index):
+    import pathlib
+    import sys
+    sys.path.insert(0, str(pathlib.Path(__file__).parent / "ops"))
+    from test_readers_webdataset import write_shards
+
+    tars, idxs = write_shards(tmp_path, [5, 3, 6])
+    upload(endpoint, tmp_path, f"wds-{with_index}")
+
+    def run(tars, idxs):
+        @pipeline_def(batch_size=4, num_threads=2, device_id=None, seed=3)
+        def p():
+            kw = {"index_paths": idxs} if with_index else {}
+            return tuple(fn.readers.webdataset(paths=tars, ext=["jpg;png;JPG", "cls"],
+                                               missing_component_behavior="empty",
+                                               random_shuffle=True, **kw))
+
+        pipe = p()
+        pipe.build()
+        out = []
+        for _ in range(8):
+            outs = pipe.run()
+            out += [tuple(bytes(np.asarray(o.at(i))) for o in outs) for i in range(len(outs[0]))]
+        return out
+
+    remote = [f"s3://{BUCKET}/wds-{with_index}/{pathlib.Path(t).name}" for t in tars]
+    remote_idx = [f"s3://{BUCKET}/wds-{with_index}/{pathlib.Path(i).name}" for i in idxs]
+    local = run(tars, idxs)
+    assert all(len(sample[0]) > 0 for sample in local)
+    assert run(remote, remote_idx) == local

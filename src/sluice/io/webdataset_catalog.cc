@@ -5,11 +5,19 @@
 
 #include "sluice/core/error.h"
 #include "sluice/io/read_file.h"
+#include "sluice/io/s3_client.h"
+#include "sluice/io/s3_dataset.h"
 
 namespace sluice {
 namespace {
 
 int64_t index_count(const std::string& index_path) {
+  if (is_s3_uri(index_path)) {  // the first line is in the first 4 KiB
+    std::vector<uint8_t> head;
+    S3Client::shared()->get(S3Uri::parse(index_path), head, 4096, 0, 4096);
+    std::string_view text(reinterpret_cast<const char*>(head.data()), head.size());
+    return parse_wds_index_header(std::string(text.substr(0, text.find('\n'))), index_path);
+  }
   std::ifstream in(index_path);
   if (!in) throw IOError(make_string("cannot open WebDataset index '", index_path, "'"));
   std::string line;
@@ -60,7 +68,7 @@ std::shared_ptr<const WdsShard> WebDatasetCatalog::load(int s) const {
   } else {
     source = options_.index_paths[s];
     std::vector<uint8_t> text;
-    read_file(source, text);
+    read_file_or_object(source, text, kDefaultMaxFileSize);
     raw = parse_wds_index(std::string_view(reinterpret_cast<const char*>(text.data()), text.size()),
                           source);
     for (const WdsRawSample& rs : raw.samples) {
