@@ -1,6 +1,7 @@
-"""readers.file over s3:// against a real S3-compatible server (moto_server on 127.0.0.1, started
-here): the same samples, order and bytes as from disk; errors that name the object; retries
-through dropped connections and throttling; paged listing; latency hidden by reading ahead."""
+"""Readers over s3:// against a real S3-compatible server (moto_server on 127.0.0.1, started
+here): readers.file gives the same samples, order and bytes as from disk; errors name the object;
+dropped connections and throttling are retried; listing is paged; reading ahead hides latency.
+readers.tfrecord, readers.mxnet and readers.webdataset read the same records as from disk."""
 
 import gc
 import random
