@@ -295,15 +295,15 @@ def test_mxnet_records(endpoint, tmp_path):
     assert run(f"s3://{BUCKET}/rec/d.rec", f"s3://{BUCKET}/rec/d.idx") == local
 
 
-@pytest.mark.parametrize("with_index", [True, False])
-def test_webdataset_shards(endpoint, tmp_path, with_index):
+@pytest.mark.parametrize("with_index,delay_s", [(True, 0), (False, 0), (True, 0.05)])
+def test_webdataset_shards(endpoint, tmp_path, monkeypatch, with_index, delay_s):
     import pathlib
     import sys
     sys.path.insert(0, str(pathlib.Path(__file__).parent / "ops"))
     from test_readers_webdataset import write_shards
 
     tars, idxs = write_shards(tmp_path, [5, 3, 6])
-    upload(endpoint, tmp_path, f"wds-{with_index}")
+    upload(endpoint, tmp_path, f"wds-{with_index}-{delay_s}")
 
     def run(tars, idxs):
         @pipeline_def(batch_size=4, num_threads=2, device_id=None, seed=3)
@@ -321,8 +321,21 @@ def test_webdataset_shards(endpoint, tmp_path, with_index):
             out += [tuple(bytes(np.asarray(o.at(i))) for o in outs) for i in range(len(outs[0]))]
         return out
 
-    remote = [f"s3://{BUCKET}/wds-{with_index}/{pathlib.Path(t).name}" for t in tars]
-    remote_idx = [f"s3://{BUCKET}/wds-{with_index}/{pathlib.Path(i).name}" for i in idxs]
+    remote = [f"s3://{BUCKET}/wds-{with_index}-{delay_s}/{pathlib.Path(t).name}" for t in tars]
+    remote_idx = [f"s3://{BUCKET}/wds-{with_index}-{delay_s}/{pathlib.Path(i).name}"
+                  for i in idxs]
     local = run(tars, idxs)
     assert all(len(sample[0]) > 0 for sample in local)
-    assert run(remote, remote_idx) == local
+    if not delay_s:
+        assert run(remote, remote_idx) == local
+        return
+    # 32 samples of 2-3 members, a request each: on 2 threads without reading ahead about 2.5 s
+    # with the set-up's 9 requests in a row; with the next batch's members in flight, about 1.4 s.
+    port = int(endpoint.rsplit(":", 1)[1])
+    with Proxy(("127.0.0.1", port), delay_s=delay_s) as proxy:
+        through_proxy(monkeypatch, endpoint, proxy)
+        start = time.monotonic()
+        assert run(remote, remote_idx) == local
+        elapsed = time.monotonic() - start
+    assert proxy.requests >= 60 and elapsed < 2.0, (proxy.requests, elapsed)
+    gc.collect()
