@@ -41,6 +41,8 @@ sluice_optional_library(SLUICE_HAS_WEBP "${SLUICE_WITH_IMAGE_LIBS}" sluice::webp
 sluice_optional_library(SLUICE_HAS_OPENJPEG "${SLUICE_WITH_IMAGE_LIBS}" sluice::openjpeg openjpeg.h
                         openjp2)
 sluice_optional_library(SLUICE_HAS_LMDB "${SLUICE_WITH_LMDB}" sluice::lmdb lmdb.h lmdb)
+# libcurl >= 7.75 signs S3 requests itself (CURLOPT_AWS_SIGV4).
+sluice_optional_library(SLUICE_HAS_CURL "${SLUICE_WITH_CURL}" sluice::curl curl/curl.h curl)
 
 # CUDA: optional, auto-detected.
 set(SLUICE_HAS_CUDA OFF)

@@ -25,7 +25,7 @@ if [ "$(id -u)" -ne 0 ]; then
   sudo=sudo
 fi
 pkgs="build-essential cmake git python3 python3-dev python3-venv python3-pip
-      libjpeg-dev libpng-dev libtiff-dev libwebp-dev libopenjp2-7-dev liblmdb-dev
+      libjpeg-dev libpng-dev libtiff-dev libwebp-dev libopenjp2-7-dev liblmdb-dev libcurl4-openssl-dev
       nlohmann-json3-dev libgtest-dev libgmock-dev
       python3-numpy python3-pil python3-pytest python3-tqdm python3-psutil python3-matplotlib"
 # CPU builds of torch/torchvision from the distribution (for the side-by-side benchmark and the
@@ -130,6 +130,13 @@ if [ "$status" -ne 0 ]; then
   exit 1
 fi
 say "    done: $(.venv/bin/sluice --version) in .venv (.venv/bin/sluice)"
+
+# moto's standalone S3 server: the object-storage tests start it on 127.0.0.1 (they skip without).
+if [ "$tests" = ON ] && [ ! -x .venv/bin/moto_server ]; then
+  say "    installing moto[server] into .venv (the S3-compatible server of the tests)"
+  .venv/bin/python -m pip install -q "moto[server]" ||
+    echo "setup.sh: moto[server] could not be installed; the S3 tests will skip" >&2
+fi
 
 # NVIDIA DALI 2.4, the reference the operator tests compare with, in a venv of its own (it
 # brings numpy 2). Without it those comparisons skip.

@@ -27,7 +27,7 @@ cd "$(dirname "$0")/../.."
 
 all_targets=(fuzz_image fuzz_jpeg_structure fuzz_file_list fuzz_pipeline_json
   fuzz_npy_header fuzz_tfrecord fuzz_recordio fuzz_tar_index fuzz_lmdb_records fuzz_coco
-  fuzz_tiff fuzz_webp fuzz_jpeg2000)
+  fuzz_tiff fuzz_webp fuzz_jpeg2000 fuzz_s3_list)
 mode=""
 seconds=0
 jobs=1

@@ -12,6 +12,8 @@
 #include "sluice/io/detail/path_guard.h"
 #include "sluice/io/detail/run_parallel.h"
 #include "sluice/io/read_file.h"
+#include "sluice/io/s3_client.h"
+#include "sluice/io/s3_dataset.h"
 
 namespace sluice {
 namespace {
@@ -59,7 +61,7 @@ struct EntrySource {
 // Joins `relative` entries (already spelled-checked) to `root`. `root` empty: the working
 // directory, paths stay as they are.
 std::string join_entry(const std::string& root, const std::string& entry) {
-  if (root.empty() || entry[0] == '/') return entry;
+  if (root.empty() || entry[0] == '/' || is_s3_uri(entry)) return entry;
   if (root == "/") return "/" + entry;
   return root + "/" + entry;
 }
@@ -73,6 +75,9 @@ void resolve_entries(std::vector<FileEntry>& entries, const std::string& root,
   std::vector<int64_t> checked;  // the entries to keep inside the root
   for (size_t i = 0; i < entries.size(); ++i) {
     std::string problem = lexical_problem(entries[i].path, !contained[i]);
+    if (problem.empty() && contained[i] && is_s3_uri(entries[i].path)) {
+      problem = "it is an s3:// URI, not a path relative to the root";
+    }
     if (!problem.empty()) {
       // Hint at the flag only for what the flag accepts.
       const bool always_bad = !lexical_problem(entries[i].path, true).empty();
@@ -84,7 +89,8 @@ void resolve_entries(std::vector<FileEntry>& entries, const std::string& root,
     entries[i].path = join_entry(root, entries[i].path);
     if (contained[i]) checked.push_back(static_cast<int64_t>(i));
   }
-  if (checked.empty()) return;
+  // Object storage has no symlinks: the spelling checks above are all there is.
+  if (checked.empty() || is_s3_uri(root)) return;
 
   const std::string canonical_root = io_detail::canonical_directory(root, "file_root");
   const int64_t n = static_cast<int64_t>(checked.size());
@@ -157,7 +163,11 @@ FileDataset list_from_file_list(const FileDatasetOptions& options) {
   }
 
   std::vector<uint8_t> bytes;
-  read_file(options.file_list, bytes);
+  if (is_s3_uri(options.file_list)) {
+    bytes = read_s3_object(options.file_list, kDefaultMaxFileSize);
+  } else {
+    read_file(options.file_list, bytes);
+  }
   std::string_view text(reinterpret_cast<const char*>(bytes.data()), bytes.size());
   if (text.substr(0, 3) == "\xEF\xBB\xBF") text.remove_prefix(3);  // UTF-8 BOM (Notepad)
 
@@ -217,8 +227,8 @@ FileDataset list_from_files(const FileDatasetOptions& options) {
   // Absolute paths are read as given; relative ones are joined to file_root and kept inside it.
   std::vector<char> contained(ds.entries.size());
   for (size_t i = 0; i < contained.size(); ++i) {
-    contained[i] =
-        contain_in_root(options) && !ds.entries[i].path.empty() && ds.entries[i].path[0] != '/';
+    contained[i] = contain_in_root(options) && !ds.entries[i].path.empty() &&
+                   ds.entries[i].path[0] != '/' && !is_s3_uri(ds.entries[i].path);
   }
   resolve_entries(ds.entries, ds.root, contained, EntrySource{}, options);
   return ds;
@@ -249,12 +259,15 @@ FileDataset list_file_dataset(const FileDatasetOptions& options) {
   if (!options.file_list.empty()) return list_from_file_list(options);
   SLUICE_CHECK(!options.file_root.empty(), InvalidArgument,
                "no dataset given: set file_root, file_list or files");
+  if (is_s3_uri(options.file_root)) return list_s3_class_folders(options);
   return io_detail::list_class_folders(options);
 }
 
 void read_ahead(const FileDataset& dataset, std::span<const int64_t> indices) noexcept {
   for (int64_t i : indices) {
-    if (i >= 0 && i < dataset.size()) read_ahead(dataset.entries[i].path);
+    if (i >= 0 && i < dataset.size() && !is_s3_uri(dataset.entries[i].path)) {
+      read_ahead(dataset.entries[i].path);
+    }
   }
 }
 

@@ -10,6 +10,7 @@
 #include <cstring>
 
 #include "sluice/core/error.h"
+#include "sluice/io/s3_client.h"
 
 namespace sluice {
 namespace {
@@ -65,6 +66,11 @@ void RecordFiles::open(std::vector<std::string> paths, size_t max_open) {
   open_.assign(paths.size(), nullptr);
   for (size_t f = 0; f < paths.size(); ++f) {
     int64_t size = 0;
+    if (is_s3_uri(paths[f])) {
+      if (!s3_) s3_ = S3Client::shared();
+      sizes_.push_back(static_cast<int64_t>(s3_->size(S3Uri::parse(paths[f]))));
+      continue;
+    }
     auto fd = std::make_shared<Fd>();
     fd->fd = open_regular(paths[f], &size);
     sizes_.push_back(size);
@@ -74,6 +80,7 @@ void RecordFiles::open(std::vector<std::string> paths, size_t max_open) {
     }
   }
   paths_ = std::move(paths);
+  if (s3_) prefetcher_ = std::make_unique<S3Prefetcher>(s3_, 32, size_t{1} << 31);
 }
 
 std::shared_ptr<RecordFiles::Fd> RecordFiles::fd(size_t file) const {
@@ -91,6 +98,32 @@ std::shared_ptr<RecordFiles::Fd> RecordFiles::fd(size_t file) const {
 }
 
 void RecordFiles::read(size_t file, int64_t offset, int64_t n, void* dst) const {
+  if (is_s3_uri(paths_[file])) {
+    std::shared_ptr<S3Prefetcher::Fetch> ahead;
+    {
+      MutexLock lock(ahead_mu_);
+      auto it = ahead_.find({file, offset, n});
+      if (it != ahead_.end()) {
+        ahead = std::move(it->second);
+        ahead_.erase(it);
+      }
+    }
+    std::vector<uint8_t> bytes;
+    if (ahead) {
+      bytes = prefetcher_->wait(*ahead);
+    } else {
+      s3_->get(S3Uri::parse(paths_[file]), bytes, static_cast<size_t>(n),
+               static_cast<uint64_t>(offset), n);
+    }
+    if (static_cast<int64_t>(bytes.size()) != n) {
+      throw IOError(make_string("cannot read '", paths_[file], "': it ends at offset ",
+                                offset + static_cast<int64_t>(bytes.size()),
+                                ", inside the record at offset ", offset, " of ", n,
+                                " bytes (truncated?)"));
+    }
+    if (n > 0) std::memcpy(dst, bytes.data(), bytes.size());
+    return;
+  }
   std::shared_ptr<Fd> h = fd(file);
   auto* out = static_cast<uint8_t*>(dst);
   int64_t done = 0;
@@ -113,6 +146,13 @@ void RecordFiles::read(size_t file, int64_t offset, int64_t n, void* dst) const 
 
 void RecordFiles::read_ahead(size_t file, int64_t offset, int64_t n) const noexcept {
   try {
+    if (is_s3_uri(paths_[file])) {
+      MutexLock lock(ahead_mu_);
+      if (ahead_.size() > 65536) ahead_.clear();  // ranges never read (a changed plan)
+      auto& f = ahead_[{file, offset, n}];
+      if (!f) f = prefetcher_->fetch(paths_[file], static_cast<uint64_t>(offset), n);
+      return;
+    }
     std::shared_ptr<Fd> h = fd(file);
     (void)::posix_fadvise(h->fd, static_cast<off_t>(offset), static_cast<off_t>(n),
                           POSIX_FADV_WILLNEED);

@@ -4,12 +4,15 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <optional>
 #include <string_view>
+#include <vector>
 
 #include "sluice/core/error.h"
+#include "sluice/io/s3_client.h"
 
 namespace sluice {
 namespace {
@@ -184,6 +187,11 @@ void scan_tar(const TarReadAt& read, int64_t file_size, const std::string& archi
 }
 
 PreadFile::PreadFile(std::string path) : path_(std::move(path)) {
+  if (is_s3_uri(path_)) {
+    s3_ = S3Client::shared();
+    size_ = static_cast<int64_t>(s3_->size(S3Uri::parse(path_)));
+    return;
+  }
   fd_ = ::open(path_.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
   if (fd_ < 0) {
     throw IOError(make_string("cannot open '", path_, "': ", std::strerror(errno)));
@@ -201,6 +209,15 @@ PreadFile::~PreadFile() {
 }
 
 size_t PreadFile::read_at(int64_t offset, void* dst, size_t n) const {
+  if (s3_) {
+    const int64_t len = std::min<int64_t>(static_cast<int64_t>(n), size_ - offset);
+    if (len <= 0) return 0;
+    std::vector<uint8_t> bytes;
+    s3_->get(S3Uri::parse(path_), bytes, static_cast<size_t>(len), static_cast<uint64_t>(offset),
+             len);
+    std::memcpy(dst, bytes.data(), bytes.size());
+    return bytes.size();
+  }
   size_t done = 0;
   while (done < n) {
     ssize_t r = ::pread(fd_, static_cast<uint8_t*>(dst) + done, n - done,
@@ -224,6 +241,7 @@ void PreadFile::read_exact(int64_t offset, void* dst, size_t n, const std::strin
 }
 
 void PreadFile::advise(int64_t offset, int64_t n) const noexcept {
+  if (s3_) return;
   (void)::posix_fadvise(fd_, static_cast<off_t>(offset), static_cast<off_t>(n),
                         POSIX_FADV_WILLNEED);
 }

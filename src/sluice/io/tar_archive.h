@@ -11,6 +11,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <string>
 
 namespace sluice {
@@ -40,7 +41,10 @@ using TarReadAt = std::function<size_t(int64_t offset, void* dst, size_t n)>;
 void scan_tar(const TarReadAt& read, int64_t file_size, const std::string& archive,
               const std::function<void(const TarMember&)>& on_member);
 
+class S3Client;
+
 // A regular file opened for positional reads (no mmap, see read_file.h); closed on destruction.
+// An s3:// URI is sized with a HEAD request and read with ranged GETs.
 // Thread safety: read_exact() uses pread only, so threads may share one object.
 class PreadFile {
  public:
@@ -62,6 +66,7 @@ class PreadFile {
   std::string path_;
   int64_t size_ = 0;
   int fd_ = -1;
+  std::shared_ptr<S3Client> s3_;  // an s3:// URI
 };
 
 }  // namespace sluice

@@ -1,15 +1,24 @@
 #include "sluice/io/webdataset_catalog.h"
 
 #include <algorithm>
+#include <cstring>
 #include <fstream>
 
 #include "sluice/core/error.h"
 #include "sluice/io/read_file.h"
+#include "sluice/io/s3_client.h"
+#include "sluice/io/s3_dataset.h"
 
 namespace sluice {
 namespace {
 
 int64_t index_count(const std::string& index_path) {
+  if (is_s3_uri(index_path)) {  // the first line is in the first 4 KiB
+    std::vector<uint8_t> head;
+    S3Client::shared()->get(S3Uri::parse(index_path), head, 4096, 0, 4096);
+    std::string_view text(reinterpret_cast<const char*>(head.data()), head.size());
+    return parse_wds_index_header(std::string(text.substr(0, text.find('\n'))), index_path);
+  }
   std::ifstream in(index_path);
   if (!in) throw IOError(make_string("cannot open WebDataset index '", index_path, "'"));
   std::string line;
@@ -29,6 +38,12 @@ WebDatasetCatalog::WebDatasetCatalog(WdsCatalogOptions options) : options_(std::
   SLUICE_CHECK(o.paths.size() < (size_t{1} << 30), InvalidArgument, "too many archives");
   const bool header_is_count = !o.index_paths.empty() && o.outputs.missing == WdsMissing::kEmpty;
   starts_.push_back(0);
+  for (const std::string& p : o.paths) {
+    if (is_s3_uri(p)) {
+      prefetcher_ = std::make_unique<S3Prefetcher>(S3Client::shared(), 32, size_t{1} << 31);
+      break;
+    }
+  }
   for (size_t s = 0; s < o.paths.size(); ++s) {
     int64_t n = 0;
     if (header_is_count) {
@@ -60,7 +75,7 @@ std::shared_ptr<const WdsShard> WebDatasetCatalog::load(int s) const {
   } else {
     source = options_.index_paths[s];
     std::vector<uint8_t> text;
-    read_file(source, text);
+    read_file_or_object(source, text, kDefaultMaxFileSize);
     raw = parse_wds_index(std::string_view(reinterpret_cast<const char*>(text.data()), text.size()),
                           source);
     for (const WdsRawSample& rs : raw.samples) {
@@ -136,6 +151,22 @@ std::string WebDatasetCatalog::source(const Sample& s) const {
 }
 
 void WebDatasetCatalog::read(const Sample& s, const WdsComponent& c, void* dst) const {
+  std::shared_ptr<S3Prefetcher::Fetch> ahead;
+  if (prefetcher_) {
+    MutexLock lock(ahead_mu_);
+    auto it = ahead_.find({s.shard_index, c.offset});
+    if (it != ahead_.end()) {
+      ahead = std::move(it->second);
+      ahead_.erase(it);
+    }
+  }
+  if (ahead) {
+    const std::vector<uint8_t>& bytes = prefetcher_->wait(*ahead);
+    if (bytes.size() == static_cast<size_t>(c.size)) {
+      if (!bytes.empty()) std::memcpy(dst, bytes.data(), bytes.size());
+      return;
+    }
+  }
   s.shard->file->read_exact(c.offset, dst, static_cast<size_t>(c.size),
                             make_string("member '", c.filename.empty() ? c.ext : c.filename, "'"));
 }
@@ -143,8 +174,18 @@ void WebDatasetCatalog::read(const Sample& s, const WdsComponent& c, void* dst) 
 void WebDatasetCatalog::read_ahead(int64_t index) const noexcept {
   try {
     const Sample s = locate(index);
+    const std::string& path = options_.paths[s.shard_index];
     for (int o = 0; o < num_outputs(); ++o) {
-      if (const WdsComponent* c = s.component(o)) s.shard->file->advise(c->offset, c->size);
+      const WdsComponent* c = s.component(o);
+      if (c == nullptr) continue;
+      if (prefetcher_ && is_s3_uri(path) && c->size > 0) {
+        MutexLock lock(ahead_mu_);
+        if (ahead_.size() > 65536) ahead_.clear();  // components never read (a changed plan)
+        auto& f = ahead_[{s.shard_index, c->offset}];
+        if (!f) f = prefetcher_->fetch(path, static_cast<uint64_t>(c->offset), c->size);
+      } else {
+        s.shard->file->advise(c->offset, c->size);
+      }
     }
   } catch (...) {  // a hint only: the read reports the error
   }

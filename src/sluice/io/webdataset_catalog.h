@@ -11,12 +11,14 @@
 // Thread safety: locate() and read() may be called from several threads at once.
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <string>
 #include <unordered_map>
 #include <vector>
 
 #include "sluice/core/mutex.h"
+#include "sluice/io/s3_client.h"
 #include "sluice/io/tar_archive.h"
 #include "sluice/io/webdataset_index.h"
 
@@ -56,8 +58,11 @@ class WebDatasetCatalog {
   std::string source(const Sample& s) const;
   // Reads the component's bytes into dst (IOError naming the shard and offset if it is short).
   void read(const Sample& s, const WdsComponent& c, void* dst) const;
-  // Asks the kernel to read the sample's components ahead (loads its shard; errors ignored).
+  // Asks the kernel to read the sample's components ahead (loads its shard; errors ignored). In
+  // object storage, starts ranged GETs of the components (many in flight) for a later read().
   void read_ahead(int64_t index) const noexcept;
+  // Whether some shard is in object storage (then read_ahead() is worth calling every batch).
+  bool remote() const { return prefetcher_ != nullptr; }
   // Shards loaded so far (for tests of lazy loading).
   int64_t loads() const;
 
@@ -75,6 +80,11 @@ class WebDatasetCatalog {
   mutable std::unordered_map<int, Entry> cache_ SLUICE_GUARDED_BY(mu_);
   mutable uint64_t tick_ SLUICE_GUARDED_BY(mu_) = 0;
   mutable int64_t loads_ SLUICE_GUARDED_BY(mu_) = 0;
+  std::unique_ptr<S3Prefetcher> prefetcher_;  // when some shard is an s3:// URI
+  mutable Mutex ahead_mu_;
+  // (shard, offset) of components requested ahead and not read yet.
+  mutable std::map<std::pair<int, int64_t>, std::shared_ptr<S3Prefetcher::Fetch>> ahead_
+      SLUICE_GUARDED_BY(ahead_mu_);
 };
 
 }  // namespace sluice

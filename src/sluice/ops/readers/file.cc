@@ -1,11 +1,16 @@
 // readers.file: lists a dataset once, then reads batch after batch of it, epoch by epoch,
 // following an EpochPlan (io/epoch_plan.h): a true per-epoch permutation split into shards.
 
+#include <algorithm>
+#include <cstring>
 #include <memory>
+#include <unordered_map>
 
+#include "sluice/core/env.h"
 #include "sluice/graph/schema_registry.h"
 #include "sluice/io/file_dataset.h"
 #include "sluice/io/read_file.h"
+#include "sluice/io/s3_client.h"
 #include "sluice/ops/readers/reader.h"
 
 namespace sluice {
@@ -72,9 +77,21 @@ class FileReader : public Reader {
     dataset_ = list_file_dataset(lo);
     plan(ctx, static_cast<int64_t>(dataset_.size()));
     max_file_size_ = static_cast<size_t>(spec_.arg<int64_t>("max_file_size"));
+    for (const FileEntry& e : dataset_.entries) {
+      if (is_s3_uri(e.path)) {
+        // A whole batch in flight (two batches overlap at a batch boundary), at most 256
+        // connections by default: each is a mostly sleeping thread.
+        int connections =
+            env_int("SLUICE_S3_CONNECTIONS", std::clamp(2 * ctx.max_batch_size, 32, 256), 1, 1024);
+        prefetcher_ =
+            std::make_unique<S3Prefetcher>(S3Client::shared(), connections, max_file_size_);
+        break;
+      }
+    }
   }
 
   void run(Workspace& ws) override {
+    if (prefetcher_) return run_from_object_store(ws);
     const int n = ws.batch_size();
     if (static_cast<int>(files_.size()) < n) files_.resize(n);
     std::vector<Shape> shapes(n);
@@ -99,7 +116,48 @@ class FileReader : public Reader {
  private:
   std::string sample_source(int64_t index) const override { return dataset_.entries[index].path; }
 
+  // Object storage: the batch's objects were requested while the previous batch was read (or are
+  // requested now), and the next batch's are requested before returning, so their round trips
+  // overlap the rest of the pipeline.
+  void run_from_object_store(Workspace& ws) {
+    const int n = ws.batch_size();
+    std::unordered_map<int64_t, std::shared_ptr<S3Prefetcher::Fetch>> wanted;
+    for (int i = 0; i < n; ++i) {
+      int64_t id = ws.batch().samples[i].id;
+      if (wanted.count(id)) continue;
+      auto it = in_flight_.find(id);
+      wanted[id] =
+          it != in_flight_.end() ? it->second : prefetcher_->fetch(dataset_.entries[id].path);
+    }
+    in_flight_.clear();
+    // Request the next batch before waiting, so that it is in flight behind this one.
+    for (int64_t id : next_batch_indices()) {
+      if (in_flight_.count(id)) continue;
+      auto it = wanted.find(id);
+      in_flight_[id] =
+          it != wanted.end() ? it->second : prefetcher_->fetch(dataset_.entries[id].path);
+    }
+    std::vector<const std::vector<uint8_t>*> bytes(n);
+    std::vector<Shape> shapes(n);
+    for (int i = 0; i < n; ++i) {
+      bytes[i] = &prefetcher_->wait(*wanted.at(ws.batch().samples[i].id));
+      shapes[i] = {static_cast<int64_t>(bytes[i]->size())};
+    }
+    TensorList& data = ws.output(0);
+    data.resize(std::move(shapes), DType::kUInt8);
+    ws.for_each_sample([&](int i, int) {
+      if (!bytes[i]->empty()) std::memcpy(data.raw_sample(i), bytes[i]->data(), bytes[i]->size());
+    });
+    TensorList& labels = ws.output(1);
+    labels.resize_uniform(n, {1}, DType::kInt32);
+    for (int i = 0; i < n; ++i) {
+      labels.sample<int32_t>(i)[0] = dataset_.entries[ws.batch().samples[i].id].label;
+    }
+  }
+
   FileDataset dataset_;
+  std::unique_ptr<S3Prefetcher> prefetcher_;
+  std::unordered_map<int64_t, std::shared_ptr<S3Prefetcher::Fetch>> in_flight_;
   size_t max_file_size_ = 0;
   std::vector<std::unique_ptr<ReadableFile>> files_;
 };

@@ -5,9 +5,9 @@
 #include <cstring>
 
 #include "sluice/graph/schema_registry.h"
-#include "sluice/io/read_file.h"
 #include "sluice/io/record_files.h"
 #include "sluice/io/recordio.h"
+#include "sluice/io/s3_dataset.h"
 #include "sluice/ops/readers/reader.h"
 
 namespace sluice {
@@ -45,7 +45,7 @@ class MXNetReader : public Reader {
     std::vector<int64_t> sizes;
     for (size_t f = 0; f < files_.count(); ++f) sizes.push_back(files_.size(f));
     std::vector<uint8_t> text;
-    read_file(index_paths[0], text, size_t{1} << 34);
+    read_file_or_object(index_paths[0], text, size_t{1} << 34);
     records_ = parse_recordio_index(
         std::string_view(reinterpret_cast<const char*>(text.data()), text.size()), sizes,
         index_paths[0]);
@@ -78,7 +78,7 @@ class MXNetReader : public Reader {
       if (!p.data.empty()) std::memcpy(data.raw_sample(i), p.data.data(), p.data.size());
       std::memcpy(label.raw_sample(i), p.labels.data(), p.labels.size() * sizeof(float));
     });
-    if (read_ahead()) {
+    if (read_ahead() || files_.remote()) {
       for (int64_t id : next_batch_indices()) {
         const RecordIOSpan& r = records_[id];
         files_.read_ahead(r.file, r.offset, r.size);

@@ -5,8 +5,8 @@
 #include <nlohmann/json.hpp>
 
 #include "sluice/graph/schema_registry.h"
-#include "sluice/io/read_file.h"
 #include "sluice/io/record_files.h"
+#include "sluice/io/s3_dataset.h"
 #include "sluice/io/tfrecord.h"
 #include "sluice/io/tfrecord_example.h"
 #include "sluice/ops/readers/reader.h"
@@ -108,7 +108,7 @@ class TFRecordReader : public Reader {
     files_.open(paths);
     std::vector<uint8_t> text;
     for (size_t f = 0; f < paths.size(); ++f) {
-      read_file(index_paths[f], text, size_t{1} << 34);
+      read_file_or_object(index_paths[f], text, size_t{1} << 34);
       std::string_view view(reinterpret_cast<const char*>(text.data()), text.size());
       for (RecordSpan r : parse_tfrecord_index(view, files_.size(f), index_paths[f])) {
         records_.push_back({static_cast<uint32_t>(f), r.offset, r.size});
@@ -145,7 +145,7 @@ class TFRecordReader : public Reader {
                       ws.output(static_cast<int>(k)).raw_sample(i));
       }
     });
-    if (read_ahead()) {
+    if (read_ahead() || files_.remote()) {
       for (int64_t id : next_batch_indices()) {
         const Record& r = records_[id];
         files_.read_ahead(r.file, r.offset, r.size);

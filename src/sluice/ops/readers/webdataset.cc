@@ -93,7 +93,7 @@ class WebdatasetReader : public Reader {
         }
       }
     });
-    if (read_ahead()) {
+    if (read_ahead() || catalog_->remote()) {
       for (int64_t index : next_batch_indices()) catalog_->read_ahead(index);
     }
   }

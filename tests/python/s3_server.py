@@ -1,0 +1,172 @@
+"""A real S3-compatible server for tests (moto's standalone server on 127.0.0.1), and a TCP proxy
+in front of it that adds latency, drops connections or answers 503 SlowDown."""
+
+import contextlib
+import os
+import select
+import shutil
+import socket
+import struct
+import subprocess
+import sys
+import threading
+import time
+
+import pytest
+
+ACCESS_KEY = "AKIAIOSFODNN7EXAMPLE"
+SECRET_KEY = "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"
+
+
+def _moto_command():
+    exe = shutil.which("moto_server", path=os.path.dirname(sys.executable))
+    if exe is None:
+        pytest.skip("moto_server not found (pip install 'moto[server]'; "
+                    "tools/setup.sh --tests installs it)")
+    return exe
+
+
+def _free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@contextlib.contextmanager
+def moto_server(env=None):
+    """Starts moto_server on a free loopback port; yields its endpoint URL."""
+    cmd = _moto_command()
+    port = _free_port()
+    proc = subprocess.Popen([cmd, "-H", "127.0.0.1", "-p", str(port)],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                            env={**os.environ, **(env or {})})
+    try:
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=0.5).close()
+                break
+            except OSError:
+                if proc.poll() is not None or time.monotonic() > deadline:
+                    pytest.skip("moto_server did not start")
+                time.sleep(0.1)
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+
+
+def boto3_client(endpoint, access_key=ACCESS_KEY, secret_key=SECRET_KEY, service="s3"):
+    boto3 = pytest.importorskip("boto3")
+    return boto3.client(service, endpoint_url=endpoint, region_name="us-east-1",
+                        aws_access_key_id=access_key, aws_secret_access_key=secret_key)
+
+
+def use_endpoint(monkeypatch, endpoint, access_key=ACCESS_KEY, secret_key=SECRET_KEY):
+    """Points Sluice's S3 client at `endpoint` through the AWS environment variables."""
+    for name in ("AWS_PROFILE", "AWS_SESSION_TOKEN", "AWS_ENDPOINT_URL"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("AWS_ENDPOINT_URL_S3", endpoint)
+    monkeypatch.setenv("AWS_ACCESS_KEY_ID", access_key)
+    monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", secret_key)
+    monkeypatch.setenv("AWS_REGION", "us-east-1")
+
+
+SLOW_DOWN = (b"HTTP/1.1 503 Slow Down\r\nContent-Type: application/xml\r\nConnection: close\r\n"
+             b"Content-Length: 117\r\n\r\n"
+             b"<?xml version=\"1.0\"?><Error><Code>SlowDown</Code><Message>Please reduce your "
+             b"request rate.</Message></Error>\n")
+
+
+class Proxy:
+    """A TCP proxy on 127.0.0.1 to `upstream` (host, port). Every request waits `delay_s` before
+    it is forwarded (a round trip of that much more); `drop_every` = n closes every n-th request's
+    connection with a reset instead of forwarding it; `slow_down` = n answers the next n requests
+    503 SlowDown. Counts requests, drops and slow-downs."""
+
+    def __init__(self, upstream, delay_s=0.0, drop_every=0, slow_down=0):
+        self.upstream = upstream
+        self.delay_s = delay_s
+        self.drop_every = drop_every
+        self.slow_down = slow_down
+        self.requests = self.drops = self.slowed = 0
+        self._lock = threading.Lock()
+        self._sock = socket.socket()
+        self._sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        self._sock.bind(("127.0.0.1", 0))
+        self._sock.listen(256)
+        self.endpoint = f"http://127.0.0.1:{self._sock.getsockname()[1]}"
+        self._stop = False
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    def close(self):
+        self._stop = True
+        self._sock.close()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def _accept(self):
+        while not self._stop:
+            try:
+                client, _ = self._sock.accept()
+            except OSError:
+                return
+            threading.Thread(target=self._serve, args=(client,), daemon=True).start()
+
+    def _decide(self, chunk):
+        """What to do with a chunk from the client: 'forward', 'drop' or 'slow'."""
+        if not chunk.startswith((b"GET ", b"HEAD ", b"PUT ", b"POST ")):
+            return "forward"
+        with self._lock:
+            self.requests += 1
+            if self.slow_down > 0:
+                self.slow_down -= 1
+                self.slowed += 1
+                return "slow"
+            if self.drop_every and self.requests % self.drop_every == 0:
+                self.drops += 1
+                return "drop"
+        return "forward"
+
+    def _serve(self, client):
+        try:
+            server = socket.create_connection(self.upstream)
+        except OSError:
+            client.close()
+            return
+        socks = [client, server]
+        try:
+            while not self._stop:
+                readable, _, _ = select.select(socks, [], [], 1.0)
+                for s in readable:
+                    chunk = s.recv(1 << 16)
+                    if not chunk:
+                        return
+                    if s is server:
+                        client.sendall(chunk)
+                        continue
+                    action = self._decide(chunk)
+                    if action == "drop":
+                        # A reset, as a crashed server or a middlebox gives.
+                        client.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER,
+                                          struct.pack("ii", 1, 0))
+                        return
+                    if action == "slow":
+                        client.sendall(SLOW_DOWN)
+                        return
+                    if self.delay_s:
+                        time.sleep(self.delay_s)
+                    server.sendall(chunk)
+        except OSError:
+            pass
+        finally:
+            client.close()
+            server.close()
