@@ -87,12 +87,12 @@ class OpInstance:
         n = self.args.get(s["num_outputs_arg"]) if s["num_outputs_arg"] else None
         if n is not None and _arg_type(s, s["num_outputs_arg"]) in (
             "int or list of int", "str or list of str"):
-            n = n if isinstance(n, list) else [n]  # one output per element (element_extract)
+            # One output per element (element_extract's element_map, readers.tfrecord's
+            # feature_names, readers.webdataset's ext).
+            n = n if isinstance(n, list) else [n]
             if not n:
                 raise ValueError(f"operator '{self.type}': argument '{s['num_outputs_arg']}' "
                                  "must not be empty")
-            n = len(n)
-        if isinstance(n, list):  # one output per name (readers.tfrecord's feature_names)
             n = len(n)
         n = s["num_outputs"] if n is None else n
         if s.get("output_per_input_beyond", -1) >= 0:
