@@ -88,6 +88,7 @@ TEST(WarpGpu, MatchesCpuBitForBit) {
   check_types<float, float>(DType::kFloat32, DType::kFloat32, gen);
   for (int channels : {1, 3}) {
     check_types<uint8_t, uint8_t>(DType::kUInt8, DType::kUInt8, gen, channels);
+    check_types<uint8_t, float>(DType::kUInt8, DType::kFloat32, gen, channels);
     check_types<float, uint8_t>(DType::kFloat32, DType::kUInt8, gen, channels);
   }
 }
