@@ -86,7 +86,8 @@ class Proxy:
     """A TCP proxy on 127.0.0.1 to `upstream` (host, port). Every request waits `delay_s` before
     it is forwarded (a round trip of that much more); `drop_every` = n closes every n-th request's
     connection with a reset instead of forwarding it; `slow_down` = n answers the next n requests
-    503 SlowDown. Counts requests, drops and slow-downs."""
+    503 SlowDown. Counts requests, drops and slow-downs, and the most requests it held in their
+    delay at once (`max_in_flight`: how many round trips a reader overlapped)."""
 
     def __init__(self, upstream, delay_s=0.0, drop_every=0, slow_down=0):
         self.upstream = upstream
@@ -94,6 +95,7 @@ class Proxy:
         self.drop_every = drop_every
         self.slow_down = slow_down
         self.requests = self.drops = self.slowed = 0
+        self.in_flight = self.max_in_flight = 0
         self._lock = threading.Lock()
         self._sock = socket.socket()
         self._sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
@@ -163,7 +165,12 @@ class Proxy:
                         client.sendall(SLOW_DOWN)
                         return
                     if self.delay_s:
+                        with self._lock:
+                            self.in_flight += 1
+                            self.max_in_flight = max(self.max_in_flight, self.in_flight)
                         time.sleep(self.delay_s)
+                        with self._lock:
+                            self.in_flight -= 1
                     server.sendall(chunk)
         except OSError:
             pass

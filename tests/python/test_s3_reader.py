@@ -218,17 +218,16 @@ def test_a_silent_server_gives_an_error_not_a_hang(endpoint, monkeypatch):
 
 
 def test_read_ahead_hides_round_trips(endpoint, dataset, monkeypatch):
-    """Through 50 ms more per round trip, an epoch of 36 objects in batches of 6 takes far less
-    than the 36 sequential round trips (1.8 s) it would without objects in flight."""
+    """Through 50 ms more per round trip, the objects of a batch (6) and the next are requested
+    together: at least a batch's worth of round trips overlap at the proxy (a count, not a time,
+    so a slow machine does not fail it; bench/s3_latency.py measures the images/s)."""
     local, remote = dataset
     with Proxy(("127.0.0.1", int(endpoint.rsplit(":", 1)[1])), delay_s=0.05) as proxy:
         through_proxy(monkeypatch, endpoint, proxy)
-        start = time.monotonic()
         got = read_all(file_root=remote, batch_size=6)
-        elapsed = time.monotonic() - start
         assert got == read_all(file_root=str(local), batch_size=6)
         assert proxy.requests >= 37
-        assert elapsed < 1.2, elapsed
+        assert proxy.max_in_flight >= 6, proxy.max_in_flight
     gc.collect()
 
 
@@ -329,13 +328,11 @@ def test_webdataset_shards(endpoint, tmp_path, monkeypatch, with_index, delay_s)
     if not delay_s:
         assert run(remote, remote_idx) == local
         return
-    # 32 samples of 2-3 members, a request each: on 2 threads without reading ahead about 2.5 s
-    # with the set-up's 9 requests in a row; with the next batch's members in flight, about 1.4 s.
+    # 32 samples of 2-3 members, a request each: with the next batch's members in flight, several
+    # round trips overlap at the proxy (one at a time without reading ahead).
     port = int(endpoint.rsplit(":", 1)[1])
     with Proxy(("127.0.0.1", port), delay_s=delay_s) as proxy:
         through_proxy(monkeypatch, endpoint, proxy)
-        start = time.monotonic()
         assert run(remote, remote_idx) == local
-        elapsed = time.monotonic() - start
-    assert proxy.requests >= 60 and elapsed < 2.0, (proxy.requests, elapsed)
+    assert proxy.requests >= 60 and proxy.max_in_flight >= 4, (proxy.requests, proxy.max_in_flight)
     gc.collect()
