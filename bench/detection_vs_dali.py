@@ -20,7 +20,8 @@ import json
 import os
 import pathlib
 import sys
-import time
+
+from vs_dali_common import iterate, library, report, timed_rounds
 
 MEAN = [0.485 * 255, 0.456 * 255, 0.406 * 255]
 STD = [0.229 * 255, 0.224 * 255, 0.225 * 255]
@@ -129,47 +130,17 @@ def read_digest(lib, args):
 def measure(args):
     import torch
 
-    if args.library == "dali":
-        import nvidia.dali as lib
-        from nvidia.dali import fn, pipeline_def, types
-        from nvidia.dali.plugin.pytorch import DALIGenericIterator, LastBatchPolicy
-    else:
-        import sluice as lib
-        from sluice import fn, pipeline_def, types
-        from sluice.plugin.pytorch import DALIGenericIterator, LastBatchPolicy
-    lib.fn, lib.types, lib.pipeline_def = fn, types, pipeline_def
+    lib, DALIGenericIterator, LastBatchPolicy = library(args.library)
     pipe = make_pipeline(lib, args)
-    it = DALIGenericIterator([pipe], ["images", "boxes", "labels"],
-                             reader_name="Reader", auto_reset=True,
-                             last_batch_policy=LastBatchPolicy.PARTIAL, dynamic_shape=True)
+    it = DALIGenericIterator([pipe], ["images", "boxes", "labels"], reader_name="Reader",
+                             auto_reset=True, last_batch_policy=LastBatchPolicy.PARTIAL)
     first = read_digest(lib, args)
     sync = torch.cuda.synchronize if args.device == "gpu" else (lambda: None)
-
-    def batches(n):
-        images = 0
-        while n > 0:
-            for out in it:
-                images += out[0]["images"].shape[0]
-                n -= 1
-                if n == 0:
-                    break
-        sync()
-        return images
-
-    batches(args.warmup)
-    rates = []
-    for _ in range(args.rounds):
-        t0 = time.perf_counter()
-        n = batches(args.batches)
-        rates.append(n / (time.perf_counter() - t0))
-        print(f"{args.library} {args.device}: {rates[-1]:,.0f} images/s", flush=True)
-    res = {"library": args.library, "version": lib.__version__, "device": args.device,
-           "data": args.data, "batch": args.batch, "threads": args.threads,
-           "images_per_s": [round(r) for r in rates], "first_batch": first}
-    print(json.dumps(res), flush=True)
-    if args.json:
-        with open(args.json, "w") as f:
-            json.dump(res, f, indent=1)
+    iterate(it, args.warmup, sync)
+    rates = timed_rounds(it, args, sync, f"{args.library} {args.device}")
+    report({"library": args.library, "version": lib.__version__, "device": args.device,
+            "data": args.data, "batch": args.batch, "threads": args.threads,
+            "images_per_s": [round(r) for r in rates], "first_batch": first}, args.json)
 
 
 def compare(sluice_json, dali_json):

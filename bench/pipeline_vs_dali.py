@@ -15,7 +15,8 @@ import argparse
 import json
 import os
 import sys
-import time
+
+from vs_dali_common import iterate, library, report, timed_rounds
 
 
 def make_pipeline(lib, data, batch, threads):
@@ -38,44 +39,23 @@ def make_pipeline(lib, data, batch, threads):
 def measure(args):
     import torch
 
-    if args.library == "dali":
-        import nvidia.dali as lib
-        from nvidia.dali import fn, pipeline_def, types
-        from nvidia.dali.plugin.pytorch import DALIGenericIterator, LastBatchPolicy
-    else:
-        import sluice as lib
-        from sluice import fn, pipeline_def, types
-        from sluice.plugin.pytorch import DALIGenericIterator, LastBatchPolicy
-    lib.fn, lib.types, lib.pipeline_def = fn, types, pipeline_def
+    lib, DALIGenericIterator, LastBatchPolicy = library(args.library)
     torch.cuda.init()
     torch.zeros(1, device="cuda")
     free0, _ = torch.cuda.mem_get_info()
     pipe = make_pipeline(lib, args.data, args.batch, args.threads)
     it = DALIGenericIterator([pipe], ["images", "labels"], reader_name="Reader", auto_reset=True,
                              last_batch_policy=LastBatchPolicy.PARTIAL)
-
-    def batches(n):
-        images = 0
-        while n > 0:
-            for out in it:
-                images += out[0]["images"].shape[0]
-                n -= 1
-                if n == 0:
-                    break
-        torch.cuda.synchronize()
-        return images
-
-    batches(args.warmup)
+    iterate(it, args.warmup, torch.cuda.synchronize)
     peak_free = torch.cuda.mem_get_info()[0]
     if args.library == "sluice":
         allocs_warm = lib.backend.memory_stats()["device"][0]["upstream_allocations"]
-    rates = []
-    for _ in range(args.rounds):
-        t0 = time.perf_counter()
-        n = batches(args.batches)
-        rates.append(n / (time.perf_counter() - t0))
+
+    def least_free():
+        nonlocal peak_free
         peak_free = min(peak_free, torch.cuda.mem_get_info()[0])
-        print(f"{args.library}: {rates[-1]:,.0f} images/s", flush=True)
+
+    rates = timed_rounds(it, args, torch.cuda.synchronize, args.library, least_free)
     res = {"library": args.library, "version": lib.__version__, "data": args.data,
            "batch": args.batch, "threads": args.threads, "gpu": torch.cuda.get_device_name(0),
            "images_per_s": [round(r) for r in rates],
@@ -86,10 +66,7 @@ def measure(args):
         res["pool_peak_in_use_mb"] = round(mem["peak_allocated"] / 2**20)
         res["device_allocations"] = mem["upstream_allocations"]
         res["device_allocations_after_warmup"] = mem["upstream_allocations"] - allocs_warm
-    print(json.dumps(res), flush=True)
-    if args.json:
-        with open(args.json, "w") as f:
-            json.dump(res, f, indent=1)
+    report(res, args.json)
 
 
 def compare(sluice_json, dali_json):
