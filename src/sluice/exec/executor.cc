@@ -30,8 +30,9 @@ Executor::Executor(CompiledGraph graph, ExecutorParams params)
 
   // Under torchrun the ranks of a host divide its cores: this pipeline's workers get its rank's
   // share, one per core, unless SLUICE_AFFINITY_MASK names the cores.
-  std::vector<int> affinity =
-      ThreadPool::affinity_from_env().empty() ? ThreadPool::rank_share_from_env() : std::vector<int>{};
+  std::vector<int> affinity = ThreadPool::affinity_from_env().empty()
+                                  ? ThreadPool::rank_share_from_env()
+                                  : std::vector<int>{};
   if (!affinity.empty()) {
     params_.num_threads = std::min(params_.num_threads, static_cast<int>(affinity.size()));
     affinity.resize(params_.num_threads);

@@ -9,8 +9,8 @@
 // categories' positions in the file from 1 (or their ids, with `avoid_class_remapping`).
 //
 // The JSON is parsed in one pass that converts each entry and drops it, so no document tree is
-// built: memory holds the file's bytes and the kept data. Errors are sluice::InvalidArgument (or IOError for unreadable files)
-// naming the file and, for a bad entry, its section, position and id.
+// built: memory holds the file's bytes and the kept data. Errors are sluice::InvalidArgument (or
+// IOError for unreadable files) naming the file and, for a bad entry, its section, position and id.
 
 #include <array>
 #include <cstdint>
