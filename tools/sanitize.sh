@@ -26,7 +26,7 @@ jobs=${SLUICE_SAN_JOBS:-$(nproc)}
 # Test suites that run threads: executor and pipeline, the thread pool, queues, memory pools,
 # and the file listing (run_parallel). New concurrent code should get a suite name matching
 # one of these patterns.
-TSAN_TESTS=${TSAN_TESTS:-'Executor*:ThreadPool*:Pipeline*:Graph*:EpochPlan*:*Queue*:*Thread*:PoolResource*:Buffer*:FileRootListing*:FileListParsing*:FilesArgument*:FileDatasetReadAhead*:FileReader*:*Concurren*:*Parallel*'}
+TSAN_TESTS=${TSAN_TESTS:-'Executor*:ThreadPool*:Pipeline*:Graph*:EpochPlan*:*Queue*:*Thread*:PoolResource*:Buffer*:FileRootListing*:FileListParsing*:FilesArgument*:FileDatasetReadAhead*:FileReader*:*Concurren*:*Parallel*:S3*:RecordFiles*:WebDatasetCatalog*'}
 
 compilers=()  # empty: the presets' clang-14
 if [ -n "${SLUICE_SAN_CXX:-}" ]; then
