@@ -7,8 +7,9 @@
 // calling thread only. A malformed list may only raise InvalidArgument (or IOError); on success
 // the entries must be exactly what an independent reading of the format in file_dataset.h
 // gives: one entry per non-blank, non-comment line, label = last blank-separated token, path =
-// the trimmed rest, joined to the root; and a line that the format rejects (a single token, a
-// label that is not a decimal int32) must make the listing fail.
+// the trimmed rest, joined to the root unless absolute or an s3:// URI; and a line that the
+// format rejects (a single token, a label that is not a decimal int32) must make the listing
+// fail.
 
 #include <dirent.h>
 #include <fcntl.h>
@@ -139,8 +140,9 @@ Reference reference_parse(std::string_view text, const std::string& root) {
       r.syntax_error = true;
       continue;
     }
-    std::string joined =
-        (!path.empty() && path[0] == '/') ? std::string(path) : root + "/" + std::string(path);
+    // Absolute paths and s3:// URIs are taken as given; the rest is relative to the root.
+    const bool as_given = (!path.empty() && path[0] == '/') || path.substr(0, 5) == "s3://";
+    std::string joined = as_given ? std::string(path) : root + "/" + std::string(path);
     r.entries.push_back({joined, static_cast<int32_t>(value)});
   }
   return r;
