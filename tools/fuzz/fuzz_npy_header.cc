@@ -57,12 +57,19 @@ void check_box(const uint8_t* data, size_t size, const NpyHeader& h, Choices& c)
     NpyLayout l = npy_layout(h);
     const int nd = static_cast<int>(l.dims.size());
     std::vector<int64_t> anchor(nd), shape(nd), stride(nd, 1);
-    for (int d = nd - 2; d >= 0; --d) stride[d] = stride[d + 1] * l.dims[d + 1];
-    int64_t vol = 1;
+    bool empty = false;
     for (int d = 0; d < nd; ++d) {
       anchor[d] = c.below(l.dims[d] + 1);
       shape[d] = c.below(l.dims[d] - anchor[d] + 1);
-      vol *= shape[d];
+      empty = empty || shape[d] == 0;
+    }
+    // An empty array may have huge other dimensions: only a non-empty box's volume and the
+    // strides of a non-empty array are bounded by the header's size check.
+    int64_t vol = 0;
+    if (!empty) {
+      vol = 1;
+      for (int d = 0; d < nd; ++d) vol *= shape[d];
+      for (int d = nd - 2; d >= 0; --d) stride[d] = stride[d + 1] * l.dims[d + 1];
     }
     const size_t elem = l.element_size;
     std::vector<uint8_t> out(vol * elem), scratch;

@@ -48,15 +48,19 @@ void read_npy_box(const ReadableFile& file, const NpyLayout& layout,
   const int nd = static_cast<int>(layout.dims.size());
   SLUICE_ENFORCE(static_cast<int>(anchor.size()) == nd && static_cast<int>(shape.size()) == nd,
                  "box of the wrong rank");
-  int64_t total = 1;
+  bool empty = false;
   for (int d = 0; d < nd; ++d) {
     SLUICE_ENFORCE(anchor[d] >= 0 && shape[d] >= 0 && anchor[d] + shape[d] <= layout.dims[d],
                    "box outside the array");
-    total *= shape[d];
+    empty = empty || shape[d] == 0;
   }
+  // An empty box reads nothing; a non-empty one lies inside an array whose size the header
+  // parser bounded, so the products below cannot overflow.
+  if (empty) return;
+  int64_t total = 1;
+  for (int d = 0; d < nd; ++d) total *= shape[d];
   auto* out = static_cast<uint8_t*>(dst);
   const size_t elem = layout.element_size;
-  if (total == 0) return;
   // Dimensions k+1.. are whole, so a run spans shape[k] * (their volume) elements.
   int k = nd - 1;
   int64_t inner = 1;

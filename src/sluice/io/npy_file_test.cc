@@ -89,6 +89,13 @@ TEST(NpyFile, BoxesEqualTheirPartOfTheArray) {
   int16_t v = -1;
   read_npy_box(s, sl, {}, {}, &v, scratch);
   EXPECT_EQ(v, 0);
+  // An empty array may have dimensions whose product overflows: an empty box reads nothing.
+  const int64_t huge = int64_t{1} << 40;
+  ReadableFile e(t.file("e.npy", npy_file({0, huge, huge}, true)));
+  NpyLayout el = npy_layout(read_npy_header(e));
+  read_npy_box(e, el, std::vector<int64_t>{0, 0, 0}, std::vector<int64_t>{huge, huge, 0}, &v,
+               scratch);
+  EXPECT_EQ(v, 0);
 }
 
 }  // namespace
