@@ -16,6 +16,17 @@ if(NOT nlohmann_json_FOUND)
   target_include_directories(nlohmann_json::nlohmann_json INTERFACE ${SLUICE_NLOHMANN_INCLUDE})
 endif()
 
+# RapidJSON (header-only; COCO annotations, whose files reach hundreds of megabytes: its SAX
+# reader is several times faster than nlohmann/json's): the system package, or the headers copied
+# into third_party/include (GPU machine).
+find_path(SLUICE_RAPIDJSON_INCLUDE rapidjson/reader.h
+          PATHS ${PROJECT_SOURCE_DIR}/third_party/include /usr/include /usr/local/include)
+if(NOT SLUICE_RAPIDJSON_INCLUDE)
+  message(FATAL_ERROR "RapidJSON not found: install rapidjson-dev")
+endif()
+add_library(sluice_rapidjson INTERFACE IMPORTED)
+target_include_directories(sluice_rapidjson INTERFACE ${SLUICE_RAPIDJSON_INCLUDE})
+
 # Optional libraries for more formats, each found on its own: a machine without one builds without
 # that format (the operator says which package to install). SLUICE_HAS_<LIB> tells the build.
 function(sluice_optional_library var want)

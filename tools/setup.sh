@@ -26,7 +26,7 @@ if [ "$(id -u)" -ne 0 ]; then
 fi
 pkgs="build-essential cmake git python3 python3-dev python3-venv python3-pip
       libjpeg-dev libpng-dev libtiff-dev libwebp-dev libopenjp2-7-dev liblmdb-dev libcurl4-openssl-dev
-      nlohmann-json3-dev libgtest-dev libgmock-dev
+      nlohmann-json3-dev rapidjson-dev libgtest-dev libgmock-dev
       python3-numpy python3-pil python3-pytest python3-tqdm python3-psutil python3-matplotlib"
 # CPU builds of torch/torchvision from the distribution (for the side-by-side benchmark and the
 # PyTorch plugin tests) where it has them; PyPI's wheels bring gigabytes of CUDA libraries.

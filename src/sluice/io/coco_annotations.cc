@@ -2,10 +2,16 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <limits>
 #include <map>
-#include <nlohmann/json.hpp>
+#include <string_view>
 #include <unordered_map>
+
+#include <rapidjson/document.h>
+#include <rapidjson/error/en.h>
+#include <rapidjson/memorystream.h>
+#include <rapidjson/reader.h>
 
 #include "sluice/core/error.h"
 #include "sluice/io/read_file.h"
@@ -13,7 +19,10 @@
 namespace sluice {
 namespace {
 
-using json = nlohmann::json;
+using Value = rapidjson::Value;
+// Exact doubles (as strtod), and no recursion however deep the nesting.
+constexpr unsigned kParseFlags =
+    rapidjson::kParseFullPrecisionFlag | rapidjson::kParseIterativeFlag;
 
 struct ImageInfo {
   std::string file_name;
@@ -31,51 +40,83 @@ struct Annotation {
   std::optional<CocoRle> rle;
 };
 
-// Names an entry of a section for errors: "annotations[3] (id 17)".
-std::string entry_name(const char* section, int64_t index, const json& obj) {
-  std::string s = make_string(section, "[", index, "]");
-  auto it = obj.find("id");
-  if (it != obj.end() && it->is_number_integer())
-    s += make_string(" (id ", it->get<int64_t>(), ")");
-  return s;
+// The member `key` of object `obj` (the last one when the key repeats, as a reader that
+// assigns each member in turn ends with), or nullptr.
+const Value* member(const Value& obj, const char* key) {
+  const Value* found = nullptr;
+  for (auto it = obj.MemberBegin(); it != obj.MemberEnd(); ++it) {
+    if (std::string_view(it->name.GetString(), it->name.GetStringLength()) == key) {
+      found = &it->value;
+    }
+  }
+  return found;
 }
 
+bool is_integer(const Value& v) {
+  return v.IsInt64() || v.IsUint64();
+}
+
+const char* type_name(const Value& v) {
+  switch (v.GetType()) {
+    case rapidjson::kNullType:
+      return "null";
+    case rapidjson::kFalseType:
+    case rapidjson::kTrueType:
+      return "boolean";
+    case rapidjson::kObjectType:
+      return "object";
+    case rapidjson::kArrayType:
+      return "array";
+    case rapidjson::kStringType:
+      return "string";
+    default:
+      return "number";
+  }
+}
+
+// An entry of a section, named in errors: "annotations[3] (id 17)" (built only then).
 struct Entry {
   const std::string& file;
-  std::string name;
+  const char* section;
+  int64_t index;
+  const Value& obj;
   [[noreturn]] void fail(const std::string& what) const {
+    std::string name = make_string(section, "[", index, "]");
+    const Value* id = member(obj, "id");
+    if (id && id->IsInt64()) name += make_string(" (id ", id->GetInt64(), ")");
+    if (id && !id->IsInt64() && id->IsUint64()) name += make_string(" (id ", id->GetUint64(), ")");
     throw InvalidArgument(make_string(file, ": ", name, ": ", what));
   }
 };
 
-int32_t get_int(const json& obj, const char* key, const Entry& e, std::optional<int32_t> def) {
-  auto it = obj.find(key);
-  if (it == obj.end()) {
+int32_t get_int(const Value& obj, const char* key, const Entry& e, std::optional<int32_t> def) {
+  const Value* v = member(obj, key);
+  if (!v) {
     if (def) return *def;
     e.fail(make_string("'", key, "' is missing"));
   }
-  if (!it->is_number_integer()) e.fail(make_string("'", key, "' must be an integer"));
-  int64_t v = it->get<int64_t>();
-  if (it->is_number_unsigned() && it->get<uint64_t>() > uint64_t{INT32_MAX}) v = INT64_MAX;
-  if (v < INT32_MIN || v > INT32_MAX) e.fail(make_string("'", key, "' is out of range: ", *it));
-  return static_cast<int32_t>(v);
+  if (!is_integer(*v)) e.fail(make_string("'", key, "' must be an integer"));
+  if (!v->IsInt64()) e.fail(make_string("'", key, "' is out of range: ", v->GetUint64()));
+  const int64_t i = v->GetInt64();
+  if (i < INT32_MIN || i > INT32_MAX) e.fail(make_string("'", key, "' is out of range: ", i));
+  return static_cast<int32_t>(i);
 }
 
-float get_float(const json& v, const Entry& e, const char* what) {
-  if (!v.is_number()) e.fail(make_string(what, " must be numbers, not ", v.type_name()));
-  double d = v.get<double>();
+float get_float(const Value& v, const Entry& e, const char* what) {
+  if (!v.IsNumber()) e.fail(make_string(what, " must be numbers, not ", type_name(v)));
+  double d = v.GetDouble();
   if (!(std::abs(d) <= std::numeric_limits<float>::max())) {
     e.fail(make_string(what, " must fit a float, not ", d));
   }
   return static_cast<float>(d);
 }
 
-ImageInfo parse_image(const json& obj, const Entry& e, bool sizes) {
+ImageInfo parse_image(const Value& obj, const Entry& e, bool sizes) {
   ImageInfo info;
   info.id = get_int(obj, "id", e, std::nullopt);
-  auto it = obj.find("file_name");
-  if (it == obj.end() || !it->is_string()) e.fail("'file_name' must be a string");
-  info.file_name = it->get<std::string>();
+  const Value* name = member(obj, "file_name");
+  if (!name || !name->IsString()) e.fail("'file_name' must be a string");
+  info.file_name.assign(name->GetString(), name->GetStringLength());
   std::optional<int32_t> def;
   if (!sizes) def = 0;
   info.width = get_int(obj, "width", e, def);
@@ -86,59 +127,66 @@ ImageInfo parse_image(const json& obj, const Entry& e, bool sizes) {
   return info;
 }
 
-void parse_segmentation(const json& seg, const Entry& e, const CocoOptions& o, Annotation& a) {
-  if (seg.is_array()) {
+void parse_rle(const Value& seg, const Entry& e, Annotation& a) {
+  const Value* size = member(seg, "size");
+  if (!size || !size->IsArray() || size->Size() != 2 || !(*size)[0].IsInt64() ||
+      !(*size)[1].IsInt64()) {
+    e.fail("RLE 'segmentation' needs 'size': [height, width]");
+  }
+  const int64_t h = (*size)[0].GetInt64(), w = (*size)[1].GetInt64();
+  if (h <= 0 || w <= 0 || h > INT32_MAX / w) {
+    e.fail(make_string("RLE 'segmentation' size [", h, ", ", w, "] is invalid"));
+  }
+  const Value* counts = member(seg, "counts");
+  try {
+    if (counts && counts->IsString() && counts->GetStringLength() > 0) {
+      a.rle =
+          coco_rle_from_string(std::string(counts->GetString(), counts->GetStringLength()), h, w);
+    } else if (counts && counts->IsArray() && !counts->Empty()) {
+      std::vector<uint32_t> v;
+      v.reserve(counts->Size());
+      for (const Value& c : counts->GetArray()) {
+        if (!c.IsInt64() || c.GetInt64() < 0 || c.GetInt64() > INT32_MAX) {
+          e.fail("RLE 'counts' must be non-negative integers");
+        }
+        v.push_back(static_cast<uint32_t>(c.GetInt64()));
+      }
+      a.rle = coco_rle_from_counts(std::move(v), h, w);
+    } else {
+      e.fail("RLE 'segmentation' has missing or invalid 'counts'");
+    }
+  } catch (const InvalidArgument& err) {
+    if (std::string_view(err.what()).starts_with(e.file)) throw;
+    e.fail(make_string("RLE 'segmentation': ", err.what()));
+  }
+}
+
+void parse_segmentation(const Value& seg, const Entry& e, const CocoOptions& o, Annotation& a) {
+  if (seg.IsArray()) {
     int32_t offset = 0;
-    for (const json& poly : seg) {
-      if (!poly.is_array()) e.fail("'segmentation' polygons must be arrays of coordinates");
-      if (poly.size() % 2 != 0) {
-        e.fail(make_string("'segmentation' has a polygon of ", poly.size(),
+    for (const Value& poly : seg.GetArray()) {
+      if (!poly.IsArray()) e.fail("'segmentation' polygons must be arrays of coordinates");
+      if (poly.Size() % 2 != 0) {
+        e.fail(make_string("'segmentation' has a polygon of ", poly.Size(),
                            " coordinates (an odd number)"));
       }
-      for (const json& c : poly) a.coords.push_back(get_float(c, e, "polygon coordinates"));
-      offset += static_cast<int32_t>(poly.size());
+      for (const Value& c : poly.GetArray()) {
+        a.coords.push_back(get_float(c, e, "polygon coordinates"));
+      }
+      offset += static_cast<int32_t>(poly.Size());
       a.polygon_ends.push_back(offset);
     }
-  } else if (seg.is_object() && o.rles) {
-    auto size = seg.find("size");
-    if (size == seg.end() || !size->is_array() || size->size() != 2 ||
-        !(*size)[0].is_number_integer() || !(*size)[1].is_number_integer()) {
-      e.fail("RLE 'segmentation' needs 'size': [height, width]");
-    }
-    int64_t h = (*size)[0].get<int64_t>(), w = (*size)[1].get<int64_t>();
-    if (h <= 0 || w <= 0 || h > INT32_MAX / w) {
-      e.fail(make_string("RLE 'segmentation' size [", h, ", ", w, "] is invalid"));
-    }
-    auto counts = seg.find("counts");
-    try {
-      if (counts != seg.end() && counts->is_string() &&
-          !counts->get_ref<const std::string&>().empty()) {
-        a.rle = coco_rle_from_string(counts->get_ref<const std::string&>(), h, w);
-      } else if (counts != seg.end() && counts->is_array() && !counts->empty()) {
-        std::vector<uint32_t> v;
-        for (const json& c : *counts) {
-          if (!c.is_number_integer() || c.get<int64_t>() < 0 || c.get<int64_t>() > INT32_MAX) {
-            e.fail("RLE 'counts' must be non-negative integers");
-          }
-          v.push_back(static_cast<uint32_t>(c.get<int64_t>()));
-        }
-        a.rle = coco_rle_from_counts(std::move(v), h, w);
-      } else {
-        e.fail("RLE 'segmentation' has missing or invalid 'counts'");
-      }
-    } catch (const InvalidArgument& err) {
-      if (std::string_view(err.what()).starts_with(e.file)) throw;
-      e.fail(make_string("RLE 'segmentation': ", err.what()));
-    }
+  } else if (seg.IsObject() && o.rles) {
+    parse_rle(seg, e, a);
   }
 }
 
 // Returns false for an annotation the options leave out.
-bool parse_annotation(const json& obj, const Entry& e, const CocoOptions& o, Annotation& a) {
+bool parse_annotation(const Value& obj, const Entry& e, const CocoOptions& o, Annotation& a) {
   a.image_id = get_int(obj, "image_id", e, std::nullopt);
   a.category_id = get_int(obj, "category_id", e, std::nullopt);
-  auto bbox = obj.find("bbox");
-  if (bbox == obj.end() || !bbox->is_array() || bbox->size() != 4) {
+  const Value* bbox = member(obj, "bbox");
+  if (!bbox || !bbox->IsArray() || bbox->Size() != 4) {
     e.fail("'bbox' must be [x, y, width, height]");
   }
   for (int i = 0; i < 4; ++i) a.box[i] = get_float((*bbox)[i], e, "'bbox' values");
@@ -149,8 +197,7 @@ bool parse_annotation(const json& obj, const Entry& e, const CocoOptions& o, Ann
     a.box[3] += a.box[1];
   }
   if (o.polygons) {
-    auto seg = obj.find("segmentation");
-    if (seg != obj.end()) parse_segmentation(*seg, e, o, a);
+    if (const Value* seg = member(obj, "segmentation")) parse_segmentation(*seg, e, o, a);
   }
   return true;
 }
@@ -162,58 +209,114 @@ struct Parsed {
   std::vector<Annotation> annotations;
 };
 
-Parsed parse_json(std::string_view text, const CocoOptions& o, const std::string& name) {
-  Parsed p;
-  std::string section;
-  int64_t index = 0;
-  const bool sizes = o.ratio || o.rles;
-  // Each entry of the three sections is converted as soon as it is complete and then dropped,
-  // and values that are not needed are never kept.
-  json::parser_callback_t cb = [&](int depth, json::parse_event_t event, json& parsed) {
-    using E = json::parse_event_t;
-    if (depth == 1 && event == E::key) {
-      section = parsed.get<std::string>();
-      index = 0;
-      return section == "images" || section == "annotations" || section == "categories";
-    }
-    if (depth == 3 && event == E::key && section == "images") {
-      const auto& k = parsed.get_ref<const std::string&>();
-      return k == "id" || k == "file_name" || k == "width" || k == "height";
-    }
-    if (depth == 3 && event == E::key && section == "annotations") {
-      const auto& k = parsed.get_ref<const std::string&>();
-      return k == "image_id" || k == "category_id" || k == "bbox" || k == "iscrowd" || k == "id" ||
-             (o.polygons && k == "segmentation");
-    }
-    if (depth == 2 && (event == E::object_end || event == E::value || event == E::array_end)) {
-      int64_t i = index++;
-      if (!parsed.is_object()) return false;  // entries that are not objects are ignored
-      Entry e{name, entry_name(section.c_str(), i, parsed)};
-      if (section == "images") {
-        p.images.push_back(parse_image(parsed, e, sizes));
-      } else if (section == "categories") {
-        p.categories.emplace(get_int(parsed, "id", e, std::nullopt), p.next_label++);
-      } else {
-        Annotation a;
-        if (parse_annotation(parsed, e, o, a)) p.annotations.push_back(std::move(a));
-      }
-      return false;
+enum class Section { kNone, kImages, kAnnotations, kCategories };
+
+// A SAX handler that finds, in one pass and without building them, the entries of the three
+// sections: each complete entry's bytes are handed to `on_entry`. Structure errors (the top
+// level, a section that is not an array) are kept in `error` and stop the parse.
+class EntryFinder : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, EntryFinder> {
+ public:
+  using OnEntry = std::function<void(Section, int64_t index, std::string_view bytes)>;
+  EntryFinder(std::string_view text, const rapidjson::MemoryStream& is, OnEntry on_entry)
+      : text_(text), is_(is), on_entry_(std::move(on_entry)) {}
+
+  std::string error;
+
+  bool Default() { return element(false); }  // every scalar value
+  bool Key(const char* s, rapidjson::SizeType n, bool) {
+    if (depth_ == 1) {
+      const std::string_view k(s, n);
+      key_ = k == "images"        ? Section::kImages
+             : k == "annotations" ? Section::kAnnotations
+             : k == "categories"  ? Section::kCategories
+                                  : Section::kNone;
+      key_name_ = k;
     }
     return true;
-  };
-  json root;
-  try {
-    root = json::parse(text.begin(), text.end(), cb);
-  } catch (const json::parse_error& err) {
-    throw InvalidArgument(make_string(name, ": invalid JSON at byte ", err.byte, ": ", err.what()));
-  } catch (const json::exception& err) {
-    throw InvalidArgument(make_string(name, ": ", err.what()));
   }
-  SLUICE_CHECK(root.is_object(), InvalidArgument, name, ": the top level must be an object");
-  for (const char* s : {"images", "annotations", "categories"}) {
-    auto it = root.find(s);
-    SLUICE_CHECK(it == root.end() || it->is_array(), InvalidArgument, name, ": '", s,
-                 "' must be an array");
+  bool StartObject() { return open(true); }
+  bool StartArray() { return open(false); }
+  bool EndObject(rapidjson::SizeType) { return close(true); }
+  bool EndArray(rapidjson::SizeType) { return close(false); }
+
+ private:
+  // A value starts at the current depth.
+  bool element(bool array) {
+    if (depth_ == 0) return fail("the top level must be an object");
+    if (depth_ == 1 && key_ != Section::kNone) {
+      if (!array) return fail(make_string("'", key_name_, "' must be an array"));
+      section_ = key_;
+      index_ = 0;
+    } else if (depth_ == 2 && section_ != Section::kNone) {
+      ++index_;  // entries that are not objects are ignored
+    }
+    return true;
+  }
+  bool open(bool object) {
+    if (depth_ == 0 && !object) return fail("the top level must be an object");
+    if (depth_ == 2 && section_ != Section::kNone && object) {
+      entry_begin_ = is_.Tell();  // at the '{'
+    } else if (depth_ > 0 && !element(!object)) {
+      return false;
+    }
+    ++depth_;
+    return true;
+  }
+  bool close(bool object) {
+    --depth_;
+    if (depth_ == 2 && section_ != Section::kNone && object) {
+      on_entry_(section_, index_++, text_.substr(entry_begin_, is_.Tell() + 1 - entry_begin_));
+    } else if (depth_ == 1) {
+      section_ = Section::kNone;
+    }
+    return true;
+  }
+  bool fail(std::string what) {
+    error = std::move(what);
+    return false;
+  }
+
+  std::string_view text_;
+  const rapidjson::MemoryStream& is_;
+  OnEntry on_entry_;
+  int depth_ = 0;
+  Section key_ = Section::kNone, section_ = Section::kNone;
+  std::string key_name_;
+  int64_t index_ = 0;
+  size_t entry_begin_ = 0;
+};
+
+Parsed parse_json(std::string_view text, const CocoOptions& o, const std::string& name) {
+  Parsed p;
+  const bool sizes = o.ratio || o.rles;
+  // Each entry is parsed on its own into a reused document, converted and dropped: memory holds
+  // one entry's tree at a time.
+  rapidjson::Document doc;
+  auto on_entry = [&](Section section, int64_t i, std::string_view bytes) {
+    doc.GetAllocator().Clear();
+    doc.Parse<kParseFlags>(bytes.data(), bytes.size());
+    SLUICE_ENFORCE(!doc.HasParseError() && doc.IsObject(), "a COCO entry did not parse again");
+    const char* section_name = section == Section::kImages       ? "images"
+                               : section == Section::kCategories ? "categories"
+                                                                 : "annotations";
+    const Entry e{name, section_name, i, doc};
+    if (section == Section::kImages) {
+      p.images.push_back(parse_image(doc, e, sizes));
+    } else if (section == Section::kCategories) {
+      p.categories.emplace(get_int(doc, "id", e, std::nullopt), p.next_label++);
+    } else {
+      Annotation a;
+      if (parse_annotation(doc, e, o, a)) p.annotations.push_back(std::move(a));
+    }
+  };
+  rapidjson::MemoryStream is(text.data(), text.size());
+  EntryFinder finder(text, is, on_entry);
+  rapidjson::Reader reader;
+  rapidjson::ParseResult ok = reader.Parse<kParseFlags>(is, finder);
+  if (!finder.error.empty()) throw InvalidArgument(make_string(name, ": ", finder.error));
+  if (!ok) {
+    throw InvalidArgument(make_string(name, ": invalid JSON at byte ", ok.Offset() + 1, ": ",
+                                      rapidjson::GetParseError_En(ok.Code())));
   }
   return p;
 }

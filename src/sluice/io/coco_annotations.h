@@ -8,8 +8,9 @@
 // `include_iscrowd`) and boxes narrower or lower than `size_threshold`. Labels are the
 // categories' positions in the file from 1 (or their ids, with `avoid_class_remapping`).
 //
-// The JSON is parsed in one pass that converts each entry and drops it, so no document tree is
-// built: memory holds the file's bytes and the kept data. Errors are sluice::InvalidArgument (or
+// The JSON is read in one pass (RapidJSON's SAX reader) that parses each entry of the three
+// sections on its own, converts it and drops it: memory holds the file's bytes, the kept data and
+// one entry's tree. Errors are sluice::InvalidArgument (or
 // IOError for unreadable files) naming the file and, for a bad entry, its section, position and id.
 
 #include <array>
