@@ -142,9 +142,9 @@ def assert_runs_equal(ours, ref, what=""):
 
 
 def assert_same_meta(ours, ref):
-    """reader_meta() agrees with DALI's, but for the Reader base's epoch_size_padded (whole
-    batches per shard, where DALI pads the shards to the largest) and its batches_per_epoch."""
-    keys = ("epoch_size", "number_of_shards", "shard_id", "pad_last_batch", "stick_to_shard")
+    """reader_meta() agrees with DALI's (Sluice adds batches_per_epoch)."""
+    keys = ("epoch_size", "epoch_size_padded", "number_of_shards", "shard_id", "pad_last_batch",
+            "stick_to_shard")
     assert {k: ours[k] for k in keys} == {k: ref[k] for k in keys}
 
 

@@ -53,7 +53,7 @@ EpochPlan::EpochPlan(const EpochPlanOptions& o) : options_(o) {
   meta_.pad_last_batch = o.pad_last_batch;
   meta_.stick_to_shard = o.stick_to_shard;
   meta_.batches_per_epoch = ceil_div(ceil_div(n, s), b);
-  meta_.epoch_size_padded = o.pad_last_batch ? s * meta_.batches_per_epoch * b : n;
+  meta_.epoch_size_padded = o.pad_last_batch ? s * ceil_div(n, s) : n;  // shards padded, as DALI
 
   const EpochPlanOptions::Remainder& r = o.remainder;
   if (r.epoch < 0) return;

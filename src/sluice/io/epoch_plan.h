@@ -20,7 +20,8 @@
 //  - A batch index is complete on all shards when every shard's batch at that index has B valid
 //    slots, i.e. (j+1)*B <= floor(N/S). A DROP last-batch policy drops batches that are not, so
 //    all ranks drop the same ones and stay in step.
-//  - Reader metadata uses DALI's names; epoch_size_padded = S*nb*B with pad_last_batch, else N.
+//  - Reader metadata uses DALI's names and values: epoch_size_padded = S*ceil(N/S) with
+//    pad_last_batch (every shard padded to the largest), else N.
 //  - Elastic resume (EpochPlanOptions::remainder): epoch r was interrupted under S' shards after
 //    each of them had read its first c positions. Epoch r then holds only the rest,
 //    R = the concatenation over k' < S' of P_r[shard'_k' begin + c : shard'_k' end], split into
@@ -59,7 +60,7 @@ struct EpochPlanOptions {
 // Reader metadata, as DALI's reader_meta() reports it, plus the batch count.
 struct ReaderMeta {
   int64_t epoch_size = 0;         // N
-  int64_t epoch_size_padded = 0;  // S * nb * B with pad_last_batch, else N
+  int64_t epoch_size_padded = 0;  // S * ceil(N / S) with pad_last_batch, else N
   int64_t number_of_shards = 1;
   int64_t shard_id = 0;
   bool pad_last_batch = false;
