@@ -30,7 +30,7 @@ cmake --preset gpu -DCMAKE_CUDA_COMPILER="$nvcc" "${root[@]}" > build/gpu.config
 t0=$SECONDS
 cmake --build --preset gpu -j "$(nproc)" > build/gpu/build.log 2>&1 ||
   { grep -E "error" -A5 build/gpu/build.log | head -60; exit 1; }
-# The standalone nvJPEG probes (bench/lab/), compiled only: they are built and run on the GPU machine.
+# The standalone probes (bench/lab/), compiled only: they are built and run on the GPU machine.
 include=()
 [ ${#root[@]} -gt 0 ] && include=(-I"$PWD/$wheel/nvidia/cu13/include")
 mkdir -p build/gpu/lab
@@ -38,4 +38,6 @@ for probe in nvjpeg_hw_probe nvjpeg_context_probe; do
   "$nvcc" -std=c++17 -O2 -arch=sm_90 "${include[@]}" -c "bench/lab/$probe.cu" \
     -o "build/gpu/lab/$probe.o" || exit 1
 done
+"$nvcc" -std=c++20 -O3 -arch=sm_90 --expt-relaxed-constexpr -Isrc -c bench/lab/warp_variants.cu \
+  -o build/gpu/lab/warp_variants.o || exit 1
 echo "compile-gpu.sh: CUDA + nvJPEG sources and GPU tests compiled in $((SECONDS - t0)) s"
