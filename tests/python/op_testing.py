@@ -113,6 +113,21 @@ def compare_gpu_cpu(graph, data, atol=0):
             assert np.abs(a - b).max(initial=0) <= atol, f"sample {i}: max {np.abs(a - b).max()}"
 
 
+def assert_gpu_half_equals_cpu(outs):
+    """`outs`: a pipeline's outputs, a graph's on the CPU, then the same graph's on the GPU. Each
+    GPU output must be a GPU tensor list with its CPU twin's layout and samples, bit for bit.
+    Returns the CPU outputs."""
+    half = len(outs) // 2
+    for k, (c, g) in enumerate(zip(outs[:half], outs[half:])):
+        assert type(g).__name__ == "TensorListGPU", f"output {k}"
+        assert c.layout() == g.layout(), f"output {k}"
+        g = g.as_cpu()
+        for i in range(len(c)):
+            np.testing.assert_array_equal(np.asarray(c.at(i)), np.asarray(g.at(i)),
+                                          err_msg=f"output {k}")
+    return outs[:half]
+
+
 def gpu_equals_cpu_bit_for_bit(graph, batch_size=16, runs=3):
     """Runs graph(device) (no inputs: random operators feed it) on the CPU and on the GPU with
     the same seeds; every output must be a GPU tensor equal to the CPU's bit for bit."""

@@ -10,18 +10,9 @@
 namespace sluice::codecs {
 namespace {
 
-using testing::decode;
+using testing::decode_as;
 using testing::first_difference;
 using testing::Image;
-
-Image decode_bytes(const std::vector<uint8_t>& b, OutputColor c = OutputColor::kRGB,
-                   DType dtype = DType::kUInt8) {
-  DecoderScratch scratch;
-  DecodeParams p;
-  p.color = c;
-  p.dtype = dtype;
-  return decode(b, p, scratch);
-}
 
 std::vector<uint8_t> str_bytes(const std::string& s) {
   return {s.begin(), s.end()};
@@ -50,12 +41,12 @@ const uint8_t kPillowBmp8Pixels[] = {0, 0, 0, 255, 255, 255, 200, 100, 50,
                                      1, 2, 3, 200, 100, 50,  255, 255, 255};
 
 TEST(BmpDecoder, PillowFiles) {
-  Image a = decode_bytes(kPillowBmp24);
+  Image a = decode_as(kPillowBmp24);
   EXPECT_EQ(a.width, 3);
   EXPECT_EQ(a.height, 2);
   EXPECT_EQ(a.data,
             std::vector<uint8_t>(std::begin(kPillowBmp24Pixels), std::end(kPillowBmp24Pixels)));
-  Image b = decode_bytes(kPillowBmp8);
+  Image b = decode_as(kPillowBmp8);
   EXPECT_EQ(b.data,
             std::vector<uint8_t>(std::begin(kPillowBmp8Pixels), std::end(kPillowBmp8Pixels)));
   const ImageInfo info = peek_image(kPillowBmp8.data(), kPillowBmp8.size());
@@ -141,20 +132,17 @@ TEST(BmpDecoder, AllSupportedLayoutsRoundTrip) {
     }
     const auto file = write_bmp(
         s, w, h, rgba, idx, std::vector<uint8_t>(palette.begin(), palette.begin() + 3 * ncolors));
-    const Image any = decode_bytes(file, OutputColor::kAnyData);
+    const Image any = decode_as(file, OutputColor::kAnyData);
     const int c = s.bitfields_alpha ? 4 : 3;
     ASSERT_EQ(any.channels, c);
     for (int i = 0; i < w * h; ++i) {
       for (int k = 0; k < c; ++k) ASSERT_EQ(any.data[c * i + k], rgba[4 * i + k]) << i << "," << k;
     }
-    const Image bgr = decode_bytes(file, OutputColor::kBGR);
+    const Image bgr = decode_as(file, OutputColor::kBGR);
     for (int i = 0; i < w * h; ++i) ASSERT_EQ(bgr.data[3 * i], rgba[4 * i + 2]);
     // Crop + 16-bit output.
-    DecoderScratch scratch;
-    DecodeParams p;
-    p.crop = CropWindow{1, 3, 3, 7};
-    p.dtype = DType::kUInt16;
-    const Image cropped = decode(file, p, scratch);
+    const Image cropped =
+        decode_as(file, OutputColor::kRGB, DType::kUInt16, CropWindow{1, 3, 3, 7});
     for (int y = 0; y < 3; ++y)
       for (int x = 0; x < 7; ++x)
         for (int k = 0; k < 3; ++k)
@@ -166,7 +154,7 @@ TEST(BmpDecoder, RefusesUnsupportedAndCorrupt) {
   std::vector<uint8_t> rgba(4 * 4 * 4, 7), idx(16, 0), pal = {1, 2, 3, 4, 5, 6};
   auto expect_error = [](std::vector<uint8_t> b, const char* needle) {
     try {
-      decode_bytes(b);
+      decode_as(b);
       ADD_FAILURE() << "decoded; expected " << needle;
     } catch (const DecodeError& e) {
       EXPECT_NE(std::string(e.what()).find(needle), std::string::npos) << e.what();
@@ -186,7 +174,7 @@ TEST(BmpDecoder, RefusesUnsupportedAndCorrupt) {
   b[18] = 0;  // width 0
   expect_error(b, "invalid dimensions");
   idx[5] = 1;
-  EXPECT_NO_THROW(decode_bytes(write_bmp(BmpSpec{1}, 4, 4, rgba, idx, pal)));
+  EXPECT_NO_THROW(decode_as(write_bmp(BmpSpec{1}, 4, 4, rgba, idx, pal)));
   auto p4 = write_bmp(BmpSpec{4}, 4, 4, rgba, idx, pal);  // 4-bit, only 2 colours
   p4[14 + 40 + 8] = 0x90;                                 // first pixel index 9
   expect_error(p4, "palette index 9");
@@ -195,24 +183,22 @@ TEST(BmpDecoder, RefusesUnsupportedAndCorrupt) {
 
 TEST(PnmDecoder, AllKindsMatchTheirSamples) {
   // P1 / P4: 1 = black. Comments and missing separators in P1 are allowed.
-  const Image p1 =
-      decode_bytes(str_bytes("P1\n# comment\n3 2\n1 0 1\n010\n"), OutputColor::kAnyData);
+  const Image p1 = decode_as(str_bytes("P1\n# comment\n3 2\n1 0 1\n010\n"), OutputColor::kAnyData);
   EXPECT_EQ(p1.data, (std::vector<uint8_t>{0, 255, 0, 255, 0, 255}));
   const std::vector<uint8_t> p4 = {'P', '4', ' ', '1', '0', ' ', '2', '\n', 0xA5, 0x80, 0x0F, 0xC0};
-  const Image b4 = decode_bytes(p4, OutputColor::kAnyData);
+  const Image b4 = decode_as(p4, OutputColor::kAnyData);
   EXPECT_EQ(b4.data, (std::vector<uint8_t>{0,   255, 0,   255, 255, 0, 255, 0, 0, 255,
                                            255, 255, 255, 255, 0,   0, 0,   0, 0, 0}));
   // P2 maxval 15: 7 -> 119, 8 -> 136 (exact); Pillow 9.4 gives the same values.
-  const Image p2 = decode_bytes(str_bytes("P2 2 2 15 0 7 8 15\n"), OutputColor::kAnyData);
+  const Image p2 = decode_as(str_bytes("P2 2 2 15 0 7 8 15\n"), OutputColor::kAnyData);
   EXPECT_EQ(p2.data, (std::vector<uint8_t>{0, 119, 136, 255}));
   // P3 maxval 1000, values computed by Pillow 9.4 (Image.open(...).getdata()).
-  const Image p3 =
-      decode_bytes(str_bytes("P3\n# c\n3 1\n1000\n0 1 2  499 500 501  998 999 1000\n"));
+  const Image p3 = decode_as(str_bytes("P3\n# c\n3 1\n1000\n0 1 2  499 500 501  998 999 1000\n"));
   EXPECT_EQ(p3.data, (std::vector<uint8_t>{0, 0, 1, 127, 128, 128, 254, 255, 255}));
   // P5 16-bit big-endian, maxval 1023 -> uint16 scaled to 65535 (Pillow: [64, 65535]).
   const std::vector<uint8_t> p5 = {'P', '5', ' ', '2',  ' ', '1', ' ', '1',
                                    '0', '2', '3', '\n', 0,   1,   3,   255};
-  const Image g16 = decode_bytes(p5, OutputColor::kAnyData, DType::kUInt16);
+  const Image g16 = decode_as(p5, OutputColor::kAnyData, DType::kUInt16);
   EXPECT_EQ(g16.data16, (std::vector<uint16_t>{64, 65535}));
   const ImageInfo info = peek_image(p5.data(), p5.size());
   EXPECT_EQ(info.bit_depth, 16);
@@ -220,21 +206,20 @@ TEST(PnmDecoder, AllKindsMatchTheirSamples) {
   // P6 8-bit and 16-bit maxval 65535 (identity in uint16, rounded scaling in uint8).
   std::vector<uint8_t> p6 = str_bytes("P6 2 1 255\n");
   for (uint8_t v : {1, 2, 3, 250, 251, 252}) p6.push_back(v);
-  EXPECT_EQ(decode_bytes(p6).data, (std::vector<uint8_t>{1, 2, 3, 250, 251, 252}));
-  EXPECT_EQ(decode_bytes(p6, OutputColor::kBGR).data,
-            (std::vector<uint8_t>{3, 2, 1, 252, 251, 250}));
+  EXPECT_EQ(decode_as(p6).data, (std::vector<uint8_t>{1, 2, 3, 250, 251, 252}));
+  EXPECT_EQ(decode_as(p6, OutputColor::kBGR).data, (std::vector<uint8_t>{3, 2, 1, 252, 251, 250}));
   std::vector<uint8_t> p6w = str_bytes("P6 1 1 65535\n");
   for (uint8_t v : {0x12, 0x34, 0x00, 0x80, 0xFF, 0xFF}) p6w.push_back(v);
-  EXPECT_EQ(decode_bytes(p6w, OutputColor::kRGB, DType::kUInt16).data16,
+  EXPECT_EQ(decode_as(p6w, OutputColor::kRGB, DType::kUInt16).data16,
             (std::vector<uint16_t>{0x1234, 0x0080, 0xFFFF}));
   // (v * 255 + 32767) / 65535: 0x1234 -> 18, 0x80 -> 0 (128 * 255 < 32768), 0xFFFF -> 255.
-  EXPECT_EQ(decode_bytes(p6w).data, (std::vector<uint8_t>{18, 0, 255}));
+  EXPECT_EQ(decode_as(p6w).data, (std::vector<uint8_t>{18, 0, 255}));
 }
 
 TEST(PnmDecoder, RefusesCorruptData) {
   auto expect_error = [](const std::string& s, const char* needle) {
     try {
-      decode_bytes(str_bytes(s));
+      decode_as(str_bytes(s));
       ADD_FAILURE() << "decoded: " << s;
     } catch (const DecodeError& e) {
       EXPECT_NE(std::string(e.what()).find(needle), std::string::npos) << e.what();

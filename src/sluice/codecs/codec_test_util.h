@@ -12,6 +12,8 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <optional>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -130,6 +132,17 @@ inline Image decode(const std::vector<uint8_t>& bytes, const DecodeParams& p,
   return img;
 }
 
+// Our decoder with a fresh scratch and the given output colour, type and crop.
+inline Image decode_as(const std::vector<uint8_t>& bytes, OutputColor color = OutputColor::kRGB,
+                       DType dtype = DType::kUInt8, std::optional<CropWindow> crop = {}) {
+  DecoderScratch scratch;
+  DecodeParams p;
+  p.color = color;
+  p.dtype = dtype;
+  p.crop = crop;
+  return decode(bytes, p, scratch);
+}
+
 inline Image crop(const Image& src, const CropWindow& w) {
   Image out;
   out.width = w.w, out.height = w.h, out.channels = src.channels;
@@ -144,6 +157,40 @@ inline Image crop(const Image& src, const CropWindow& w) {
     }
   }
   return out;
+}
+
+// Damaged copies of a valid image for decode_damaged: a prefix every `step` bytes, then `trials`
+// copies with `flips` random bytes replaced past the first `keep`.
+struct Damage {
+  size_t step = 1;
+  int trials = 100;
+  int flips = 3;
+  size_t keep = 0;
+  uint32_t seed = 1;
+};
+
+// Decodes each damaged copy of `bytes`: a truncation decodes or raises DecodeError, a corruption
+// decodes or raises a sluice Error; anything else (another exception, a crash) fails the test.
+inline void decode_damaged(const std::vector<uint8_t>& bytes, const Damage& d) {
+  DecoderScratch scratch;
+  for (size_t n = 1; n < bytes.size(); n += d.step) {
+    std::vector<uint8_t> cut(bytes.begin(), bytes.begin() + n);
+    try {
+      decode(cut, DecodeParams{}, scratch);
+    } catch (const DecodeError&) {
+    }
+  }
+  std::mt19937 rng(d.seed);
+  for (int i = 0; i < d.trials; ++i) {
+    std::vector<uint8_t> bad = bytes;
+    for (int k = 0; k < d.flips; ++k) {
+      bad[d.keep + rng() % (bad.size() - d.keep)] = static_cast<uint8_t>(rng());
+    }
+    try {
+      decode(bad, DecodeParams{}, scratch);
+    } catch (const Error&) {
+    }
+  }
 }
 
 // Per-pixel EXIF orientation reference (the table in image_info.h, checked against Pillow's

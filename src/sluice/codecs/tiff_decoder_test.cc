@@ -16,6 +16,7 @@
 namespace sluice::codecs {
 namespace {
 
+using testing::decode_as;
 using testing::Image;
 
 struct TiffSpec {
@@ -125,16 +126,6 @@ Image libtiff_rgb(const std::vector<uint8_t>& bytes) {
   return img;
 }
 
-Image decode_tiff(const std::vector<uint8_t>& b, OutputColor c = OutputColor::kRGB,
-                  DType dtype = DType::kUInt8, std::optional<CropWindow> crop = {}) {
-  DecoderScratch scratch;
-  DecodeParams p;
-  p.color = c;
-  p.dtype = dtype;
-  p.crop = crop;
-  return testing::decode(b, p, scratch);
-}
-
 TEST(TiffDecoder, StripsAndCompressionsEqualTheSourceAndLibtiff) {
   for (int compression :
        {COMPRESSION_NONE, COMPRESSION_LZW, COMPRESSION_ADOBE_DEFLATE, COMPRESSION_PACKBITS}) {
@@ -142,10 +133,10 @@ TEST(TiffDecoder, StripsAndCompressionsEqualTheSourceAndLibtiff) {
     s.compression = compression;
     const auto rows = random_rows(s, 1);
     const auto bytes = write_tiff(s, rows);
-    Image out = decode_tiff(bytes);
+    Image out = decode_as(bytes);
     EXPECT_EQ(out.data, rows) << "compression " << compression;
     EXPECT_EQ(testing::first_difference(out, libtiff_rgb(bytes)), "");
-    Image bgr = decode_tiff(bytes, OutputColor::kBGR);
+    Image bgr = decode_as(bytes, OutputColor::kBGR);
     EXPECT_EQ(bgr.data[0], rows[2]);
   }
 }
@@ -156,7 +147,7 @@ TEST(TiffDecoder, TilesAndCropsEqualTheFullImage) {
     s.width = 70, s.height = 45, s.tile = 16, s.bits = bits, s.compression = COMPRESSION_LZW;
     const auto rows = random_rows(s, 2);
     const auto bytes = write_tiff(s, rows);
-    Image full = decode_tiff(bytes, OutputColor::kRGB, DType::kUInt16);
+    Image full = decode_as(bytes, OutputColor::kRGB, DType::kUInt16);
     const auto* src16 = reinterpret_cast<const uint16_t*>(rows.data());
     for (size_t i = 0; i < full.data16.size(); ++i) {
       const uint16_t want = bits == 16 ? src16[i] : rows[i] * 257;
@@ -164,7 +155,7 @@ TEST(TiffDecoder, TilesAndCropsEqualTheFullImage) {
     }
     for (CropWindow w : {CropWindow{0, 0, 45, 70}, CropWindow{17, 3, 20, 33},
                          CropWindow{44, 69, 1, 1}, CropWindow{16, 16, 16, 16}}) {
-      Image c = decode_tiff(bytes, OutputColor::kRGB, DType::kUInt16, w);
+      Image c = decode_as(bytes, OutputColor::kRGB, DType::kUInt16, w);
       for (int64_t y = 0; y < w.h; ++y) {
         for (int64_t k = 0; k < w.w * 3; ++k) {
           ASSERT_EQ(c.data16[y * w.w * 3 + k], full.data16[((w.y + y) * 70 + w.x) * 3 + k]);
@@ -179,7 +170,7 @@ TEST(TiffDecoder, SixteenBitsNarrowToTheHighByte) {
   s.spp = 1, s.bits = 16, s.photometric = PHOTOMETRIC_MINISBLACK;
   const auto rows = random_rows(s, 3);
   const auto* src = reinterpret_cast<const uint16_t*>(rows.data());
-  Image g = decode_tiff(write_tiff(s, rows), OutputColor::kAnyData);
+  Image g = decode_as(write_tiff(s, rows), OutputColor::kAnyData);
   ASSERT_EQ(g.channels, 1);
   for (size_t i = 0; i < g.data.size(); ++i) ASSERT_EQ(g.data[i], src[i] >> 8);
 }
@@ -189,17 +180,17 @@ TEST(TiffDecoder, GreyAlphaPaletteAndMinIsWhite) {
   ga.spp = 2, ga.alpha = true, ga.photometric = PHOTOMETRIC_MINISBLACK;
   const auto ga_rows = random_rows(ga, 4);
   const auto ga_bytes = write_tiff(ga, ga_rows);
-  Image any = decode_tiff(ga_bytes, OutputColor::kAnyData);
+  Image any = decode_as(ga_bytes, OutputColor::kAnyData);
   EXPECT_EQ(any.channels, 2);
   EXPECT_EQ(any.data, ga_rows);
-  Image rgb = decode_tiff(ga_bytes);
+  Image rgb = decode_as(ga_bytes);
   EXPECT_EQ(rgb.data[3], ga_rows[2]);  // grey replicated, alpha dropped
   EXPECT_EQ(rgb.data[4], ga_rows[2]);
 
   TiffSpec rgba;
   rgba.spp = 4, rgba.alpha = true;
   const auto rgba_rows = random_rows(rgba, 5);
-  EXPECT_EQ(decode_tiff(write_tiff(rgba, rgba_rows), OutputColor::kAnyData).data, rgba_rows);
+  EXPECT_EQ(decode_as(write_tiff(rgba, rgba_rows), OutputColor::kAnyData).data, rgba_rows);
 
   for (int bits : {1, 2, 4, 8}) {
     TiffSpec p;
@@ -208,8 +199,8 @@ TEST(TiffDecoder, GreyAlphaPaletteAndMinIsWhite) {
     std::mt19937 rng(bits);
     for (auto& v : cmap) v = static_cast<uint16_t>(rng());
     const auto bytes = write_tiff(p, random_rows(p, 6), cmap.data());
-    Image c16 = decode_tiff(bytes, OutputColor::kAnyData, DType::kUInt16);
-    Image c8 = decode_tiff(bytes);
+    Image c16 = decode_as(bytes, OutputColor::kAnyData, DType::kUInt16);
+    Image c8 = decode_as(bytes);
     ASSERT_EQ(c16.channels, 3);
     for (size_t i = 0; i < c8.data.size(); ++i) ASSERT_EQ(c8.data[i], c16.data16[i] >> 8);
     EXPECT_EQ(testing::first_difference(c8, libtiff_rgb(bytes)), "") << bits << "-bit palette";
@@ -220,7 +211,7 @@ TEST(TiffDecoder, GreyAlphaPaletteAndMinIsWhite) {
       TiffSpec m;
       m.spp = 1, m.bits = bits, m.photometric = photometric;
       const auto bytes = write_tiff(m, random_rows(m, 7));
-      EXPECT_EQ(testing::first_difference(decode_tiff(bytes), libtiff_rgb(bytes)), "")
+      EXPECT_EQ(testing::first_difference(decode_as(bytes), libtiff_rgb(bytes)), "")
           << "photometric " << photometric << ", " << bits << " bits";
     }
   }
@@ -231,21 +222,21 @@ TEST(TiffDecoder, JpegYCbCrEqualsLibtiff) {
   s.width = 64, s.height = 32, s.rows_per_strip = 16;
   s.compression = COMPRESSION_JPEG, s.photometric = PHOTOMETRIC_YCBCR;
   const auto bytes = write_tiff(s, random_rows(s, 8));
-  EXPECT_EQ(testing::first_difference(decode_tiff(bytes), libtiff_rgb(bytes)), "");
+  EXPECT_EQ(testing::first_difference(decode_as(bytes), libtiff_rgb(bytes)), "");
 }
 
 TEST(TiffDecoder, FirstPageOrientationAndBigTiff) {
   TiffSpec s;
   s.pages = 3;
   const auto rows = random_rows(s, 9);
-  EXPECT_EQ(decode_tiff(write_tiff(s, rows)).data, rows);
+  EXPECT_EQ(decode_as(write_tiff(s, rows)).data, rows);
 
   TiffSpec o;
   o.orientation = 6;
   const auto bytes = write_tiff(o, random_rows(o, 10));
   ImageInfo info = peek_image(bytes.data(), bytes.size());
   EXPECT_EQ(info.orientation, 6);
-  Image rotated = decode_tiff(bytes);
+  Image rotated = decode_as(bytes);
   EXPECT_EQ(rotated.width, o.height);
   EXPECT_EQ(rotated.height, o.width);
 
@@ -255,7 +246,7 @@ TEST(TiffDecoder, FirstPageOrientationAndBigTiff) {
   const auto big = write_tiff(b, big_rows);
   EXPECT_EQ(big[2], 43);
   EXPECT_EQ(peek_image(big.data(), big.size()).width, b.width);
-  EXPECT_EQ(decode_tiff(big).data, big_rows);
+  EXPECT_EQ(decode_as(big).data, big_rows);
 }
 
 TEST(TiffDecoder, HeaderLimitsAndBadInput) {
@@ -269,24 +260,8 @@ TEST(TiffDecoder, HeaderLimitsAndBadInput) {
   DecodeParams p;
   p.max_pixels = 37 * 23 - 1;
   EXPECT_THROW(decoded_shape(info, p), DecodeError);
-  // Every truncation and a run of corrupted bytes: a DecodeError or an image, never a crash.
-  DecoderScratch scratch;
-  for (size_t n = 1; n < bytes.size(); n += 7) {
-    std::vector<uint8_t> cut(bytes.begin(), bytes.begin() + n);
-    try {
-      testing::decode(cut, DecodeParams{}, scratch);
-    } catch (const DecodeError&) {
-    }
-  }
-  std::mt19937 rng(13);
-  for (int i = 0; i < 200; ++i) {
-    std::vector<uint8_t> bad = bytes;
-    for (int k = 0; k < 4; ++k) bad[rng() % bad.size()] = static_cast<uint8_t>(rng());
-    try {
-      testing::decode(bad, DecodeParams{}, scratch);
-    } catch (const Error&) {
-    }
-  }
+  // Truncations and corrupted bytes: a DecodeError or an image, never a crash.
+  testing::decode_damaged(bytes, {.step = 7, .trials = 200, .flips = 4, .seed = 13});
 }
 
 }  // namespace

@@ -5,7 +5,6 @@
 
 #include <gtest/gtest.h>
 
-#include <cstdio>
 #include <cstring>
 #include <random>
 #include <vector>
@@ -78,28 +77,19 @@ void check(ColorOp op, DType in_type, DType out_type, std::mt19937& gen) {
   cuda::memcpy_async(d_desc.get(), dev.data(), sizeof(ColorSample) * n, nullptr);
   color_gpu(static_cast<const ColorSample*>(d_desc.get()), n, max_pixels, op, in_type, out_type,
             nullptr);
-  std::vector<uint8_t> got(want.size());
-  cuda::memcpy_async(got.data(), d_out.get(), got.size(), nullptr);
-  cuda::stream_synchronize(nullptr);
-  for (size_t b = 0; b < got.size(); ++b) {
-    ASSERT_EQ(got[b], want[b]) << "op " << static_cast<int>(op) << ", " << dtype_name(in_type)
-                               << " -> " << dtype_name(out_type) << ", byte " << b;
-  }
+  const auto got = gpu_test::download(d_out.get(), want.size());
+  ASSERT_TRUE(gpu_test::same_elements(got, want))
+      << "op " << static_cast<int>(op) << ", " << dtype_name(in_type) << " -> "
+      << dtype_name(out_type);
 }
 
-class ColorGpu : public ::testing::Test {
- protected:
-  void SetUp() override {
-    if (cuda::device_count() == 0) GTEST_SKIP() << "no CUDA device";
-  }
-};
+class ColorGpu : public gpu_test::GpuTest {};
 
 constexpr DType kTypes[] = {DType::kUInt8, DType::kInt16, DType::kInt32, DType::kFloat16,
                             DType::kFloat32};
 
 TEST_F(ColorGpu, AffineOperationsMatchCpuForEveryTypePair) {
-  const uint32_t seed = gpu_test::test_seed();
-  std::printf("seed %u\n", seed);
+  const uint32_t seed = gpu_test::printed_test_seed();
   std::mt19937 gen(seed);
   for (ColorOp op : {ColorOp::kMultiplyAdd, ColorOp::kMatrix3}) {
     for (DType in : kTypes) {
@@ -109,8 +99,7 @@ TEST_F(ColorGpu, AffineOperationsMatchCpuForEveryTypePair) {
 }
 
 TEST_F(ColorGpu, ConversionsMatchCpu) {
-  const uint32_t seed = gpu_test::test_seed();
-  std::printf("seed %u\n", seed);
+  const uint32_t seed = gpu_test::printed_test_seed();
   std::mt19937 gen(seed);
   for (ColorOp op :
        {ColorOp::kSwapRB, ColorOp::kRgbToGray, ColorOp::kBgrToGray, ColorOp::kGrayToRgb,

@@ -4,7 +4,6 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
-#include <cstdio>
 #include <random>
 #include <vector>
 
@@ -17,8 +16,7 @@ namespace {
 
 TEST(EqualizeGpu, MixedChannelsMatchCpu) {
   if (cuda::device_count() == 0) GTEST_SKIP() << "no CUDA device";
-  const uint32_t seed = gpu_test::test_seed();
-  std::printf("seed %u\n", seed);
+  const uint32_t seed = gpu_test::printed_test_seed();
   std::mt19937 gen(seed);
   const int64_t pixels[] = {640 * 480, 1, 0, 4097, 300 * 200, 50};
   const int strides[] = {3, 1, 2, 4, 1, 3};
@@ -46,9 +44,7 @@ TEST(EqualizeGpu, MixedChannelsMatchCpu) {
   equalize_gpu(static_cast<const EqualizeChannel*>(d_desc.get()), n, max_pixels,
                static_cast<uint32_t*>(d_hists.get()), nullptr);
   for (int i = 0; i < n; ++i) {
-    std::vector<uint8_t> got(want[i].size());
-    cuda::memcpy_async(got.data(), d_out[i].get(), got.size(), nullptr);
-    cuda::stream_synchronize(nullptr);
+    const auto got = gpu_test::download(d_out[i].get(), want[i].size());
     ASSERT_EQ(got, want[i]) << "channel " << i << " (seed " << seed << ")";
   }
 }

@@ -5,7 +5,6 @@
 
 #include <gtest/gtest.h>
 
-#include <cstdio>
 #include <cstring>
 #include <random>
 #include <vector>
@@ -87,25 +86,16 @@ void check(DType in_type, DType out_type, Border border, std::mt19937& gen) {
   cuda::memcpy_async(d_desc.get(), passes.data(), sizeof(AxisPass) * n, nullptr);
   convolve_axis_gpu(static_cast<const AxisPass*>(d_desc.get()), n, max_elements, in_type, out_type,
                     nullptr);
-  std::vector<uint8_t> got(want.size());
-  cuda::memcpy_async(got.data(), d_out.get(), got.size(), nullptr);
-  cuda::stream_synchronize(nullptr);
-  for (size_t b = 0; b < got.size(); ++b) {
-    ASSERT_EQ(got[b], want[b]) << dtype_name(in_type) << " -> " << dtype_name(out_type)
-                               << ", border " << static_cast<int>(border) << ", byte " << b;
-  }
+  const auto got = gpu_test::download(d_out.get(), want.size());
+  ASSERT_TRUE(gpu_test::same_elements(got, want))
+      << dtype_name(in_type) << " -> " << dtype_name(out_type) << ", border "
+      << static_cast<int>(border);
 }
 
-class ConvolutionGpu : public ::testing::Test {
- protected:
-  void SetUp() override {
-    if (cuda::device_count() == 0) GTEST_SKIP() << "no CUDA device";
-  }
-};
+class ConvolutionGpu : public gpu_test::GpuTest {};
 
 TEST_F(ConvolutionGpu, PassesMatchCpu) {
-  const uint32_t seed = gpu_test::test_seed();
-  std::printf("seed %u\n", seed);
+  const uint32_t seed = gpu_test::printed_test_seed();
   std::mt19937 gen(seed);
   for (Border b : {Border::kReflect101, Border::kReflect1001, Border::kWrap, Border::kClamp,
                    Border::kConstant}) {
@@ -183,17 +173,14 @@ void check_filter(DType in_type, DType out_type, std::mt19937& gen) {
   filter_gpu(static_cast<const FilterSample*>(d_desc.get()), n, max_elements, in_type, out_type,
              nullptr);
   for (int i = 0; i < n; ++i) {
-    std::vector<uint8_t> got(wants[i].size());
-    cuda::memcpy_async(got.data(), d_out[i].get(), got.size(), nullptr);
-    cuda::stream_synchronize(nullptr);
+    const auto got = gpu_test::download(d_out[i].get(), wants[i].size());
     ASSERT_EQ(got, wants[i]) << dtype_name(in_type) << " -> " << dtype_name(out_type) << ", sample "
                              << i;
   }
 }
 
 TEST_F(ConvolutionGpu, FilterMatchesCpu) {
-  const uint32_t seed = gpu_test::test_seed();
-  std::printf("seed %u\n", seed);
+  const uint32_t seed = gpu_test::printed_test_seed();
   std::mt19937 gen(seed);
   for (DType t : {DType::kUInt8, DType::kUInt16, DType::kInt16, DType::kFloat32}) {
     check_filter(t, t, gen);

@@ -150,12 +150,7 @@ void check_batch(ImageLayout layout, int num_samples, uint32_t seed) {
 }
 
 template <typename T>
-class CropGpu : public ::testing::Test {
- protected:
-  void SetUp() override {
-    if (cuda::device_count() == 0) GTEST_SKIP() << "no CUDA device";
-  }
-};
+class CropGpu : public gpu_test::GpuTest {};
 using CropGpuTypes = ::testing::Types<uint8_t, int8_t, uint16_t, int16_t, float16, float>;
 TYPED_TEST_SUITE(CropGpu, CropGpuTypes);
 

@@ -51,10 +51,7 @@ void upload_batch(const std::vector<std::vector<T>>& inputs, const std::vector<S
 
 // The bytes of `d` once the work queued on `stream` is done.
 inline std::vector<uint8_t> download(const DeviceBuffer& d, cuda::Stream& stream) {
-  std::vector<uint8_t> host(d.size());
-  cuda::memcpy_async(host.data(), d.get(), host.size(), stream.get());
-  stream.synchronize();
-  return host;
+  return gpu_test::download(d.get(), d.size(), stream.get());
 }
 
 }  // namespace sluice::crop_test

@@ -153,12 +153,7 @@ void check_batch(const CmnParams& params, int channels, int num_samples, int64_t
   EXPECT_TRUE(crop_test::guard_intact(host_out, prev_end, out_bytes, "after the last sample"));
 }
 
-class CropMirrorNormalizeGpu : public ::testing::Test {
- protected:
-  void SetUp() override {
-    if (cuda::device_count() == 0) GTEST_SKIP() << "no CUDA device";
-  }
-};
+class CropMirrorNormalizeGpu : public gpu_test::GpuTest {};
 
 template <typename Out>
 void sweep(DType type, float scale, float shift, uint32_t seed) {

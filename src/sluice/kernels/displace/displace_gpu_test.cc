@@ -6,7 +6,6 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
-#include <cstdio>
 #include <random>
 #include <vector>
 
@@ -17,12 +16,7 @@
 namespace sluice::kernels {
 namespace {
 
-class DisplaceGpu : public ::testing::Test {
- protected:
-  void SetUp() override {
-    if (cuda::device_count() == 0) GTEST_SKIP() << "no CUDA device";
-  }
-};
+class DisplaceGpu : public gpu_test::GpuTest {};
 
 template <typename T>
 void check(DisplaceParams p, uint32_t seed) {
@@ -70,9 +64,7 @@ void check(DisplaceParams p, uint32_t seed) {
   }
   cuda::memcpy_async(d_samples.get(), samples.data(), d_samples.size(), nullptr);
   displace_gpu(static_cast<const DisplaceSample*>(d_samples.get()), n, p, max_pixels, nullptr);
-  std::vector<T> got(total);
-  cuda::memcpy_async(got.data(), d_out.get(), d_out.size(), nullptr);
-  cuda::stream_synchronize(nullptr);
+  const auto got = gpu_test::download<T>(d_out.get(), total);
   // Water: a sine a bit or two off moves a position by about 1e-5 pixel. Linear samples then
   // differ by rounding (any float element, a uint8 one by 1 at a .5 tie) and stay within `tol`;
   // only a nearest-neighbour pick on a pixel edge or a larger linear difference is rare.
@@ -93,8 +85,7 @@ void check(DisplaceParams p, uint32_t seed) {
 }
 
 TEST_F(DisplaceGpu, SphereAndJitterMatchCpuExactly) {
-  const uint32_t seed = gpu_test::test_seed();
-  std::printf("seed %u\n", seed);
+  const uint32_t seed = gpu_test::printed_test_seed();
   for (bool linear : {false, true}) {
     check<uint8_t>({DisplaceKind::kSphere, linear, false}, seed);
     check<float>({DisplaceKind::kSphere, linear, true}, seed + 1);
@@ -104,8 +95,7 @@ TEST_F(DisplaceGpu, SphereAndJitterMatchCpuExactly) {
 }
 
 TEST_F(DisplaceGpu, WaterMatchesCpu) {
-  const uint32_t seed = gpu_test::test_seed();
-  std::printf("seed %u\n", seed);
+  const uint32_t seed = gpu_test::printed_test_seed();
   for (bool linear : {false, true}) {
     check<uint8_t>({DisplaceKind::kWater, linear, false}, seed);
     check<float>({DisplaceKind::kWater, linear, true}, seed + 1);

@@ -127,9 +127,7 @@ void check_case(const Case& c, std::mt19937& gen) {
                                        arity > 1 ? make_string(", ", dtype_name(c.types[1])) : "",
                                        with_constant ? " (constant)" : "");
   for (int i = 0; i < n; ++i) {
-    std::vector<uint8_t> got(cpu_out[i].size());
-    cuda::memcpy_async(got.data(), dev_out[i].get(), got.size(), nullptr);
-    cuda::stream_synchronize(nullptr);
+    const auto got = gpu_test::download(dev_out[i].get(), cpu_out[i].size());
     const bool exact = !inexact(c.op, p.types.compute);
     if (exact && !dtype_is_float(p.types.result)) {
       ASSERT_EQ(got, cpu_out[i]) << what << ", sample " << i;

@@ -4,7 +4,6 @@
 
 #include <gtest/gtest.h>
 
-#include <cstdio>
 #include <cstring>
 #include <random>
 #include <vector>
@@ -16,12 +15,7 @@
 namespace sluice::kernels {
 namespace {
 
-class EraseGpu : public ::testing::Test {
- protected:
-  void SetUp() override {
-    if (cuda::device_count() == 0) GTEST_SKIP() << "no CUDA device";
-  }
-};
+class EraseGpu : public gpu_test::GpuTest {};
 
 void check(size_t elem, bool in_place, uint32_t seed) {
   std::mt19937 gen(seed);
@@ -84,24 +78,18 @@ void check(size_t elem, bool in_place, uint32_t seed) {
   erase_gpu(static_cast<const EraseSample*>(d_samples.get()), n,
             static_cast<const EraseBox*>(d_boxes.get()), static_cast<const uint64_t*>(d_fill.get()),
             max_volume, elem, nullptr);
-  std::vector<uint8_t> got(bytes);
-  cuda::memcpy_async(got.data(), dst, bytes, nullptr);
-  cuda::stream_synchronize(nullptr);
-  for (size_t b = 0; b < bytes; ++b) {
-    ASSERT_EQ(got[b], want[b]) << "byte " << b << ", element size " << elem << " (seed " << seed
-                               << ")";
-  }
+  const auto got = gpu_test::download(dst, bytes);
+  ASSERT_TRUE(gpu_test::same_elements(got, want))
+      << "element size " << elem << " (seed " << seed << ")";
 }
 
 TEST_F(EraseGpu, MixedBatchMatchesCpu) {
-  const uint32_t seed = gpu_test::test_seed();
-  std::printf("seed %u\n", seed);
+  const uint32_t seed = gpu_test::printed_test_seed();
   for (size_t elem : {1, 2, 4, 8}) check(elem, false, seed + static_cast<uint32_t>(elem));
 }
 
 TEST_F(EraseGpu, InPlaceMatchesCpu) {
-  const uint32_t seed = gpu_test::test_seed();
-  std::printf("seed %u\n", seed);
+  const uint32_t seed = gpu_test::printed_test_seed();
   for (size_t elem : {1, 4}) check(elem, true, seed + static_cast<uint32_t>(elem));
 }
 

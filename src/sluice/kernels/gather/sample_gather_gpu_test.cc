@@ -5,7 +5,6 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
-#include <cstdio>
 #include <numeric>
 #include <random>
 #include <vector>
@@ -60,36 +59,24 @@ void check_gather(int n, int64_t max_size, bool aligned, uint32_t seed) {
   }
   cuda::memcpy_async(d_desc.get(), desc.data(), sizeof(SampleCopy) * n, nullptr);
   copy_samples_gpu(static_cast<const SampleCopy*>(d_desc.get()), n, max_bytes, nullptr);
-  std::vector<uint8_t> got(want.size());
-  cuda::memcpy_async(got.data(), d_dst.get(), got.size(), nullptr);
-  cuda::stream_synchronize(nullptr);
-  for (size_t b = 0; b < got.size(); ++b) {
-    ASSERT_EQ(got[b], want[b]) << "byte " << b << " (seed " << seed << ")";
-  }
+  const auto got = gpu_test::download(d_dst.get(), want.size());
+  ASSERT_TRUE(gpu_test::same_elements(got, want)) << "seed " << seed;
 }
 
-class SampleGatherGpu : public ::testing::Test {
- protected:
-  void SetUp() override {
-    if (cuda::device_count() == 0) GTEST_SKIP() << "no CUDA device";
-  }
-};
+class SampleGatherGpu : public gpu_test::GpuTest {};
 
 TEST_F(SampleGatherGpu, AlignedSamplesMatchCpu) {
-  const uint32_t seed = gpu_test::test_seed();
-  std::printf("seed %u\n", seed);
+  const uint32_t seed = gpu_test::printed_test_seed();
   check_gather(37, 70000, true, seed);
 }
 
 TEST_F(SampleGatherGpu, MisalignedSamplesMatchCpu) {
-  const uint32_t seed = gpu_test::test_seed();
-  std::printf("seed %u\n", seed);
+  const uint32_t seed = gpu_test::printed_test_seed();
   check_gather(29, 40000, false, seed);
 }
 
 TEST_F(SampleGatherGpu, TinySamplesMatchCpu) {
-  const uint32_t seed = gpu_test::test_seed();
-  std::printf("seed %u\n", seed);
+  const uint32_t seed = gpu_test::printed_test_seed();
   check_gather(200, 17, false, seed);
 }
 

@@ -57,9 +57,7 @@ void check_types(DType in_type, DType out_type, std::mt19937& gen) {
                      stream.get());
   coord_transform_gpu(static_cast<const CoordTransformGpuSample*>(d_desc.get()), n, max_points,
                       in_type, out_type, stream.get());
-  std::vector<uint8_t> host(out_bytes);
-  cuda::memcpy_async(host.data(), d_out.get(), out_bytes, stream.get());
-  stream.synchronize();
+  const auto host = gpu_test::download(d_out.get(), out_bytes, stream.get());
   for (int i = 0; i < n; ++i) {
     std::vector<Out> ref(samples[i].num_points * out_dim);
     coord_transform_cpu(in[i].data(), in_type, ref.data(), out_type, samples[i].num_points,

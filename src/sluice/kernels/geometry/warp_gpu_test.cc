@@ -60,9 +60,7 @@ void check_types(DType in_type, DType out_type, std::mt19937& gen, int channels 
   cuda::memcpy_async(d_desc.get(), dev.data(), n * sizeof(WarpSample), stream.get());
   warp_gpu(static_cast<const WarpSample*>(d_desc.get()), n, max_pixels, channels, in_type, out_type,
            stream.get());
-  std::vector<uint8_t> host(out_bytes);
-  cuda::memcpy_async(host.data(), d_out.get(), out_bytes, stream.get());
-  stream.synchronize();
+  const auto host = gpu_test::download(d_out.get(), out_bytes, stream.get());
   for (int i = 0; i < n; ++i) {
     WarpSample s = samples[i];
     std::vector<Out> ref(s.out_h * s.out_w * s.channels);

@@ -3,7 +3,6 @@
 
 #include <gtest/gtest.h>
 
-#include <cstdio>
 #include <random>
 #include <vector>
 
@@ -14,16 +13,10 @@
 namespace sluice::kernels {
 namespace {
 
-class LookupGpu : public ::testing::Test {
- protected:
-  void SetUp() override {
-    if (cuda::device_count() == 0) GTEST_SKIP() << "no CUDA device";
-  }
-};
+class LookupGpu : public gpu_test::GpuTest {};
 
 TEST_F(LookupGpu, OneHotAndTablesMatchCpu) {
-  const uint32_t seed = gpu_test::test_seed();
-  std::printf("seed %u\n", seed);
+  const uint32_t seed = gpu_test::printed_test_seed();
   std::mt19937 gen(seed);
   const int64_t sizes[][2] = {{7, 13}, {1, 1}, {0, 5}, {300, 3}, {2, 900}};  // outer, inner
   const int n = 5;
@@ -66,10 +59,8 @@ TEST_F(LookupGpu, OneHotAndTablesMatchCpu) {
   lookup_gpu(static_cast<const LookupSample*>(d_lut_desc.get()), n, max_n,
              {DType::kInt16, 4, d_table.get(), static_cast<int64_t>(table.size()), 7}, nullptr);
   for (int i = 0; i < n; ++i) {
-    std::vector<uint32_t> got_hot(want_hot[i].size()), got_lut(want_lut[i].size());
-    cuda::memcpy_async(got_hot.data(), d_hot[i].get(), got_hot.size() * 4, nullptr);
-    cuda::memcpy_async(got_lut.data(), d_lut[i].get(), got_lut.size() * 4, nullptr);
-    cuda::stream_synchronize(nullptr);
+    const auto got_hot = gpu_test::download<uint32_t>(d_hot[i].get(), want_hot[i].size());
+    const auto got_lut = gpu_test::download<uint32_t>(d_lut[i].get(), want_lut[i].size());
     ASSERT_EQ(got_hot, want_hot[i]) << "sample " << i << " (seed " << seed << ")";
     ASSERT_EQ(got_lut, want_lut[i]) << "sample " << i << " (seed " << seed << ")";
   }

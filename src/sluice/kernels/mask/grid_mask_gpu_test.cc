@@ -4,7 +4,6 @@
 
 #include <gtest/gtest.h>
 
-#include <cstdio>
 #include <random>
 #include <vector>
 
@@ -15,12 +14,7 @@
 namespace sluice::kernels {
 namespace {
 
-class GridMaskGpu : public ::testing::Test {
- protected:
-  void SetUp() override {
-    if (cuda::device_count() == 0) GTEST_SKIP() << "no CUDA device";
-  }
-};
+class GridMaskGpu : public gpu_test::GpuTest {};
 
 void check(size_t elem, uint32_t seed) {
   std::mt19937 gen(seed);
@@ -57,18 +51,13 @@ void check(size_t elem, uint32_t seed) {
   }
   cuda::memcpy_async(d_samples.get(), samples.data(), sizeof(GridMaskSample) * n, nullptr);
   grid_mask_gpu(static_cast<const GridMaskSample*>(d_samples.get()), n, max_pixels, elem, nullptr);
-  std::vector<uint8_t> got(bytes);
-  cuda::memcpy_async(got.data(), d_out.get(), bytes, nullptr);
-  cuda::stream_synchronize(nullptr);
-  for (size_t b = 0; b < bytes; ++b) {
-    ASSERT_EQ(got[b], want[b]) << "byte " << b << ", element size " << elem << " (seed " << seed
-                               << ")";
-  }
+  const auto got = gpu_test::download(d_out.get(), bytes);
+  ASSERT_TRUE(gpu_test::same_elements(got, want))
+      << "element size " << elem << " (seed " << seed << ")";
 }
 
 TEST_F(GridMaskGpu, MixedBatchMatchesCpu) {
-  const uint32_t seed = gpu_test::test_seed();
-  std::printf("seed %u\n", seed);
+  const uint32_t seed = gpu_test::printed_test_seed();
   for (size_t elem : {1, 2, 4}) check(elem, seed + static_cast<uint32_t>(elem));
 }
 

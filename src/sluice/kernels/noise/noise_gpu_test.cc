@@ -7,7 +7,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
 #include <random>
 #include <vector>
 
@@ -27,8 +26,7 @@ class NoiseGpu : public ::testing::TestWithParam<NoiseKind> {
 
 TEST_P(NoiseGpu, MatchesCpu) {
   const NoiseKind kind = GetParam();
-  const uint32_t seed = gpu_test::test_seed();
-  std::printf("seed %u\n", seed);
+  const uint32_t seed = gpu_test::printed_test_seed();
   std::mt19937 gen(seed);
   for (DType t : {DType::kUInt8, DType::kInt16, DType::kFloat32}) {
     const std::vector<int64_t> sizes = {0, 17, 3 * 300 * 200, 999};
@@ -70,9 +68,7 @@ TEST_P(NoiseGpu, MatchesCpu) {
     cuda::memcpy_async(d_desc.get(), desc.data(), sizeof(NoiseSample) * desc.size(), nullptr);
     noise_gpu(kind, static_cast<const NoiseSample*>(d_desc.get()), static_cast<int>(desc.size()),
               max_n, t, nullptr);
-    std::vector<uint8_t> got(in.size());
-    cuda::memcpy_async(got.data(), d_out.get(), got.size(), nullptr);
-    cuda::stream_synchronize(nullptr);
+    const auto got = gpu_test::download(d_out.get(), in.size());
     int64_t differ = 0;
     for (int64_t i = 0; i < total; ++i) {
       const double a = load_f64(got.data(), t, i), b = load_f64(want.data(), t, i);

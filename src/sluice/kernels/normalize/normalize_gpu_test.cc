@@ -4,7 +4,6 @@
 
 #include <gtest/gtest.h>
 
-#include <cstdio>
 #include <cstring>
 #include <random>
 #include <vector>
@@ -16,12 +15,7 @@
 namespace sluice::kernels {
 namespace {
 
-class NormalizeGpu : public ::testing::Test {
- protected:
-  void SetUp() override {
-    if (cuda::device_count() == 0) GTEST_SKIP() << "no CUDA device";
-  }
-};
+class NormalizeGpu : public gpu_test::GpuTest {};
 
 template <typename T>
 void upload(gpu_test::DeviceBuffer& d, const std::vector<T>& v) {
@@ -29,8 +23,7 @@ void upload(gpu_test::DeviceBuffer& d, const std::vector<T>& v) {
 }
 
 TEST_F(NormalizeGpu, MixedBatchMatchesCpu) {
-  const uint32_t seed = gpu_test::test_seed();
-  std::printf("seed %u\n", seed);
+  const uint32_t seed = gpu_test::printed_test_seed();
   std::mt19937 gen(seed);
   const std::vector<Shape> shapes = {{37, 41, 3}, {1, 7, 3}, {0, 5, 3}, {120, 90, 3}, {3, 3, 1}};
   const uint64_t masks[] = {0b011, 0b100, 0b011, 0b111, 0b010};
@@ -71,9 +64,7 @@ TEST_F(NormalizeGpu, MixedBatchMatchesCpu) {
     normalize_gpu(static_cast<const NormalizeSampleGpu*>(d_desc.get()), n, max_volume, out_type,
                   DType::kUInt8, 3.5f, nullptr);
     for (int i = 0; i < n; ++i) {
-      std::vector<uint8_t> got(want[i].size());
-      cuda::memcpy_async(got.data(), d_out[i].get(), got.size(), nullptr);
-      cuda::stream_synchronize(nullptr);
+      const auto got = gpu_test::download(d_out[i].get(), want[i].size());
       ASSERT_EQ(got, want[i]) << "sample " << i << " type " << dtype_name(out_type) << " (seed "
                               << seed << ")";
     }
@@ -81,8 +72,7 @@ TEST_F(NormalizeGpu, MixedBatchMatchesCpu) {
 }
 
 TEST_F(NormalizeGpu, FoldsMatchCpu) {
-  const uint32_t seed = gpu_test::test_seed();
-  std::printf("seed %u\n", seed);
+  const uint32_t seed = gpu_test::printed_test_seed();
   std::mt19937 gen(seed);
   const int parts_n = 5;
   const int64_t size = 300;
@@ -114,9 +104,7 @@ TEST_F(NormalizeGpu, FoldsMatchCpu) {
     gpu_test::DeviceBuffer d_folds(sizeof(NormalizeFold) * folds.size());
     upload(d_folds, folds);
     normalize_fold_gpu(static_cast<const NormalizeFold*>(d_folds.get()), 2, size, params, nullptr);
-    std::vector<float> got(want.size());
-    cuda::memcpy_async(got.data(), out, got.size() * sizeof(float), nullptr);
-    cuda::stream_synchronize(nullptr);
+    const auto got = gpu_test::download<float>(out, want.size());
     ASSERT_EQ(got, want) << "kind " << int(params.kind) << " (seed " << seed << ")";
   }
 }

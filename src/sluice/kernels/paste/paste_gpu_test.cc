@@ -4,7 +4,6 @@
 
 #include <gtest/gtest.h>
 
-#include <cstdio>
 #include <limits>
 #include <random>
 #include <type_traits>
@@ -17,16 +16,10 @@
 namespace sluice::kernels {
 namespace {
 
-class PasteGpu : public ::testing::Test {
- protected:
-  void SetUp() override {
-    if (cuda::device_count() == 0) GTEST_SKIP() << "no CUDA device";
-  }
-};
+class PasteGpu : public gpu_test::GpuTest {};
 
 TEST_F(PasteGpu, MixedBatchMatchesCpu) {
-  const uint32_t seed = gpu_test::test_seed();
-  std::printf("seed %u\n", seed);
+  const uint32_t seed = gpu_test::printed_test_seed();
   std::mt19937 gen(seed);
   const int n = 17;
   std::vector<PasteSample> samples(n);
@@ -69,10 +62,8 @@ TEST_F(PasteGpu, MixedBatchMatchesCpu) {
   cuda::memcpy_async(d_samples.get(), samples.data(), sizeof(PasteSample) * n, nullptr);
   paste_gpu(static_cast<const PasteSample*>(d_samples.get()), n, d_fill.bytes(), max_height,
             nullptr);
-  std::vector<uint8_t> got(want.size());
-  cuda::memcpy_async(got.data(), d_out.get(), got.size(), nullptr);
-  cuda::stream_synchronize(nullptr);
-  for (size_t b = 0; b < got.size(); ++b) ASSERT_EQ(got[b], want[b]) << "byte " << b;
+  const auto got = gpu_test::download(d_out.get(), want.size());
+  ASSERT_TRUE(gpu_test::same_elements(got, want));
 }
 
 template <typename Out, typename In>
@@ -142,17 +133,12 @@ void check_multi_paste(DType out_type, DType in_type, uint32_t seed) {
   multi_paste_gpu(static_cast<const MultiPasteSample*>(d_samples.get()), n,
                   static_cast<const PasteRegion*>(d_regions.get()), max_pixels, out_type, in_type,
                   nullptr);
-  std::vector<Out> got(want.size());
-  cuda::memcpy_async(got.data(), d_out.get(), d_out.size(), nullptr);
-  cuda::stream_synchronize(nullptr);
-  for (size_t e = 0; e < got.size(); ++e) {
-    ASSERT_EQ(got[e], want[e]) << "element " << e << " (seed " << seed << ")";
-  }
+  const auto got = gpu_test::download<Out>(d_out.get(), want.size());
+  ASSERT_TRUE(gpu_test::same_elements(got, want)) << "seed " << seed;
 }
 
 TEST_F(PasteGpu, MultiPasteMatchesCpuForEveryTypePair) {
-  const uint32_t seed = gpu_test::test_seed();
-  std::printf("seed %u\n", seed);
+  const uint32_t seed = gpu_test::printed_test_seed();
   check_multi_paste<uint8_t, float>(DType::kUInt8, DType::kFloat32, seed);
   check_multi_paste<float, uint8_t>(DType::kFloat32, DType::kUInt8, seed + 1);
   check_multi_paste<int16_t, int32_t>(DType::kInt16, DType::kInt32, seed + 2);

@@ -5,7 +5,6 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
-#include <cstdio>
 #include <cstring>
 #include <random>
 #include <vector>
@@ -91,9 +90,7 @@ void check(const Case& c, uint32_t seed) {
   reduce_gpu(c.op, static_cast<const ReduceSampleGpu*>(d_desc.get()), n, max_out, max_red, c.out,
              c.in, 1, nullptr);
   for (int i = 0; i < n; ++i) {
-    std::vector<uint8_t> got(want[i].size());
-    cuda::memcpy_async(got.data(), d_out[i].get(), got.size(), nullptr);
-    cuda::stream_synchronize(nullptr);
+    const auto got = gpu_test::download(d_out[i].get(), want[i].size());
     for (int64_t k = 0; k < geo[i].out_volume; ++k) {
       const double a = element(got, c.out, k), b = element(want[i], c.out, k);
       if (dtype_is_float(c.out)) {
@@ -114,16 +111,10 @@ void check(const Case& c, uint32_t seed) {
   }
 }
 
-class ReduceGpu : public ::testing::Test {
- protected:
-  void SetUp() override {
-    if (cuda::device_count() == 0) GTEST_SKIP() << "no CUDA device";
-  }
-};
+class ReduceGpu : public gpu_test::GpuTest {};
 
 TEST_F(ReduceGpu, EveryReductionMatchesCpu) {
-  const uint32_t seed = gpu_test::test_seed();
-  std::printf("seed %u\n", seed);
+  const uint32_t seed = gpu_test::printed_test_seed();
   const Case cases[] = {
       {ReduceOp::kSum, DType::kUInt8, DType::kUInt64},
       {ReduceOp::kSum, DType::kUInt8, DType::kUInt8},

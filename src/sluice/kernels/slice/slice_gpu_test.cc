@@ -80,9 +80,7 @@ TEST(SliceGpu, RandomWindowsMatchCpu) {
                 nullptr);
       cuda::stream_synchronize(nullptr);
       for (int i = 0; i < n; ++i) {
-        std::vector<uint8_t> got(want[i].size());
-        cuda::memcpy_async(got.data(), dev_out[i].get(), got.size(), nullptr);
-        cuda::stream_synchronize(nullptr);
+        const auto got = gpu_test::download(dev_out[i].get(), want[i].size());
         ASSERT_EQ(got, want[i]) << dtype_name(in_type) << " -> " << dtype_name(out_type)
                                 << ", border " << b << ", sample " << i;
       }

@@ -65,9 +65,7 @@ TEST(StridedCopyGpu, RandomSlicesMatchCpu) {
     strided_copy_gpu(static_cast<const StridedCopyDesc*>(descs.get()), n, max_n, elem, nullptr);
     cuda::stream_synchronize(nullptr);
     for (int i = 0; i < n; ++i) {
-      std::vector<uint8_t> got(want[i].size());
-      cuda::memcpy_async(got.data(), dev_out[i].get(), got.size(), nullptr);
-      cuda::stream_synchronize(nullptr);
+      const auto got = gpu_test::download(dev_out[i].get(), want[i].size());
       ASSERT_EQ(got, want[i]) << elem << "-byte elements, sample " << i;
     }
   }

@@ -24,11 +24,9 @@ class BbFlipCpu : public Operator {
  public:
   using Operator::Operator;
   void run(Workspace& ws) override {
+    boxes_out_like_in(ws);
     const TensorList& in = ws.input(0);
     TensorList& out = ws.output(0);
-    for (int i = 0; i < ws.batch_size(); ++i) num_boxes(in, i);
-    out.resize(in.shapes(), in.dtype());
-    out.set_layout(in.layout());
     const bool ltrb = spec_.arg<bool>("ltrb");
     ws.for_each_sample(
         [&](int i, int) {

@@ -14,12 +14,10 @@ class BbFlipGpu : public GpuOperator {
  public:
   using GpuOperator::GpuOperator;
   void run(Workspace& ws) override {
+    boxes_out_like_in(ws);
     const TensorList& in = ws.input(0);
     TensorList& out = ws.output(0);
     const int n = ws.batch_size();
-    for (int i = 0; i < n; ++i) num_boxes(in, i);
-    out.resize(in.shapes(), in.dtype());
-    out.set_layout(in.layout());
     std::vector<kernels::BoxFlipSample> s(n);
     int64_t max_boxes = 0;
     for (int i = 0; i < n; ++i) {

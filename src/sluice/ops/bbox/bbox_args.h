@@ -15,4 +15,14 @@ inline int64_t num_boxes(const TensorList& in, int sample) {
   return n / 4;
 }
 
+// Checks every sample's boxes and gives output 0 the input's shapes, type and layout (operators
+// that move boxes).
+inline void boxes_out_like_in(Workspace& ws) {
+  const TensorList& in = ws.input(0);
+  for (int i = 0; i < ws.batch_size(); ++i) num_boxes(in, i);
+  TensorList& out = ws.output(0);
+  out.resize(in.shapes(), in.dtype());
+  out.set_layout(in.layout());
+}
+
 }  // namespace sluice

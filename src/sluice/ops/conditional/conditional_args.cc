@@ -63,4 +63,15 @@ std::vector<kernels::SampleCopy> branch_copies(const std::vector<bool>& pred,
   return copies;
 }
 
+std::vector<kernels::SampleCopy> prepare_split(Workspace& ws) {
+  const TensorList& in = ws.input(0);
+  const std::vector<bool> pred = read_predicate(ws);
+  const TensorList* parts[2] = {&ws.output(0), &ws.output(1)};
+  for (int b = 0; b < 2; ++b) {
+    ws.output(b).resize(shapes_where(in, pred, b == 0), in.dtype());
+    ws.output(b).set_layout(in.layout());
+  }
+  return branch_copies(pred, in, parts, false);
+}
+
 }  // namespace sluice

@@ -42,4 +42,8 @@ std::vector<kernels::SampleCopy> branch_copies(const std::vector<bool>& pred,
                                                const TensorList& whole, const TensorList* branch[2],
                                                bool merge);
 
+// What the CPU and GPU split share: reads the predicate, sizes the two branches (outputs 0 and 1)
+// and returns the copies that fill them, one per input sample.
+std::vector<kernels::SampleCopy> prepare_split(Workspace& ws);
+
 }  // namespace sluice

@@ -26,15 +26,9 @@ class SplitCpu : public Operator {
  public:
   using Operator::Operator;
   void run(Workspace& ws) override {
-    const TensorList& in = ws.input(0);
-    const std::vector<bool> pred = read_predicate(ws);
-    const TensorList* parts[2] = {&ws.output(0), &ws.output(1)};
-    for (int b = 0; b < 2; ++b) {
-      ws.output(b).resize(shapes_where(in, pred, b == 0), in.dtype());
-      ws.output(b).set_layout(in.layout());
-    }
-    const auto copies = branch_copies(pred, in, parts, false);
-    ws.for_each_sample([&](int i, int) { kernels::copy_sample_cpu(copies[i]); }, inline_below(in));
+    const auto copies = prepare_split(ws);
+    ws.for_each_sample([&](int i, int) { kernels::copy_sample_cpu(copies[i]); },
+                       inline_below(ws.input(0)));
   }
 };
 

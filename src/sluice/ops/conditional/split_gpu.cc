@@ -13,14 +13,7 @@ class SplitGpu : public GpuOperator {
  public:
   using GpuOperator::GpuOperator;
   void run(Workspace& ws) override {
-    const TensorList& in = ws.input(0);
-    const std::vector<bool> pred = read_predicate(ws);
-    const TensorList* parts[2] = {&ws.output(0), &ws.output(1)};
-    for (int b = 0; b < 2; ++b) {
-      ws.output(b).resize(shapes_where(in, pred, b == 0), in.dtype());
-      ws.output(b).set_layout(in.layout());
-    }
-    const auto copies = branch_copies(pred, in, parts, false);
+    const auto copies = prepare_split(ws);
     int64_t max_bytes = 0;
     for (const auto& c : copies) max_bytes = std::max(max_bytes, c.bytes);
     kernels::copy_samples_gpu(upload_->upload(copies, ws.stream()), static_cast<int>(copies.size()),

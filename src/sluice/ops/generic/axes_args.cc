@@ -27,7 +27,7 @@ std::vector<int> axes_from_names(const Layout& layout, const std::string& names)
   for (char c : names) {
     const size_t d = layout.find(c);
     SLUICE_CHECK(d != Layout::npos, InvalidArgument, "Axis '", c,
-                 "' is not present in the input layout");
+                 "' is not present in the input layout \"", layout, "\"");
     out.push_back(static_cast<int>(d));
   }
   return out;

@@ -1,8 +1,10 @@
-// cast: converts the element type (DALI's rules: round to nearest, saturate).
+// cast and cast_like: convert the element type (DALI's rules: round to nearest, saturate) to
+// `dtype` or to the second input's type. The GPU class is in cast_gpu.cc.
 
 #include "sluice/exec/operator.h"
 #include "sluice/graph/schema_registry.h"
 #include "sluice/kernels/elementwise/elementwise_cpu.h"
+#include "sluice/ops/generic/cast_target.h"
 #include "sluice/ops/op_policy.h"
 
 namespace sluice {
@@ -17,13 +19,21 @@ SLUICE_REGISTER_SCHEMA(OpSchema("cast")
                            .devices({OpDevice::kCPU, OpDevice::kGPU})
                            .required_arg("dtype", ArgType::kDType, "Output data type."));
 
+SLUICE_REGISTER_SCHEMA(OpSchema("cast_like")
+                           .doc("Casts the first input to the type of the second input, with "
+                                "`cast`'s conversion rules.")
+                           .num_inputs(2, 2)
+                           .input_doc("input", "Data to convert.")
+                           .input_doc("like", "Data whose type the output takes.")
+                           .devices({OpDevice::kCPU, OpDevice::kGPU}));
+
 class CastCpu : public Operator {
  public:
   using Operator::Operator;
   void run(Workspace& ws) override {
     const TensorList& in = ws.input(0);
     TensorList& out = ws.output(0);
-    DType to = parse_dtype(spec_.arg<std::string>("dtype"));
+    const DType to = cast_target(spec_, ws);
     out.resize(in.shapes(), to);
     out.set_layout(in.layout());
     ws.for_each_sample(
@@ -36,6 +46,7 @@ class CastCpu : public Operator {
 };
 
 SLUICE_REGISTER_OPERATOR("cast", OpDevice::kCPU, CastCpu);
+SLUICE_REGISTER_OPERATOR("cast_like", OpDevice::kCPU, CastCpu);
 
 }  // namespace
 }  // namespace sluice

@@ -91,6 +91,24 @@ kernels::CoordTransformParams coord_flip_params(const Workspace& ws, int sample,
   return p;
 }
 
+CoordTransformBatch coord_transform_batch(Workspace& ws) {
+  const TensorList& in = ws.input(0);
+  CoordTransformBatch b;
+  b.out_type = parse_dtype(ws.spec().arg<std::string>("dtype"));
+  b.in_dim = b.out_dim = coord_point_dims(in, "CoordTransform");
+  b.params.resize(in.num_samples());
+  for (int i = 0; i < in.num_samples() && b.in_dim > 0; ++i) {
+    b.params[i] = coord_transform_params(ws, i, b.in_dim);
+    SLUICE_CHECK(i == 0 || b.params[i].out_dim == b.out_dim, InvalidArgument,
+                 "Matrices for all samples in the batch must have the same shape.");
+    b.out_dim = b.params[i].out_dim;
+  }
+  TensorList& out = ws.output(0);
+  out.resize(coord_output_shapes(in, b.out_dim), b.out_type);
+  out.set_layout(in.layout());
+  return b;
+}
+
 int coord_flip_dims(const TensorList& in) {
   SLUICE_CHECK(in.dtype() == DType::kFloat32, InvalidArgument, "Input is expected to be float");
   SLUICE_CHECK(in.sample_ndim() == 2, InvalidArgument,

@@ -16,6 +16,16 @@ int coord_point_dims(const TensorList& in, const char* op);
 // coord_transform's map for `sample` from M / T / MT (the MTTransformAttr rules of DALI).
 kernels::CoordTransformParams coord_transform_params(const Workspace& ws, int sample, int in_dim);
 
+// coord_transform's batch: the output type and the points' dimensions in and out, a map a sample
+// (none read when all samples are empty).
+struct CoordTransformBatch {
+  DType out_type = DType::kFloat32;
+  int in_dim = 0, out_dim = 0;
+  std::vector<kernels::CoordTransformParams> params;
+};
+// Reads the batch's arguments (every sample's matrix of one shape) and sizes output 0.
+CoordTransformBatch coord_transform_batch(Workspace& ws);
+
 // Checks coord_flip's input (FLOAT, (N, ndim), ndim <= 3); returns ndim.
 int coord_flip_dims(const TensorList& in);
 

@@ -31,26 +31,14 @@ class CoordTransformCpu : public Operator {
   using Operator::Operator;
   void run(Workspace& ws) override {
     const TensorList& in = ws.input(0);
+    const CoordTransformBatch b = coord_transform_batch(ws);
     TensorList& out = ws.output(0);
-    const DType out_type = parse_dtype(spec_.arg<std::string>("dtype"));
-    const int in_dim = coord_point_dims(in, "CoordTransform");
-    const int n = in.num_samples();
-    std::vector<kernels::CoordTransformParams> params(n);
-    int out_dim = in_dim;
-    for (int i = 0; i < n && in_dim > 0; ++i) {
-      params[i] = coord_transform_params(ws, i, in_dim);
-      SLUICE_CHECK(i == 0 || params[i].out_dim == out_dim, InvalidArgument,
-                   "Matrices for all samples in the batch must have the same shape.");
-      out_dim = params[i].out_dim;
-    }
-    out.resize(coord_output_shapes(in, out_dim), out_type);
-    out.set_layout(in.layout());
     ws.for_each_sample(
         [&](int i, int) {
-          const int64_t points = in_dim > 0 ? volume(in.shape(i)) / in_dim : 0;
+          const int64_t points = b.in_dim > 0 ? volume(in.shape(i)) / b.in_dim : 0;
           if (points == 0) return;
-          kernels::coord_transform_cpu(in.raw_sample(i), in.dtype(), out.raw_sample(i), out_type,
-                                       points, params[i]);
+          kernels::coord_transform_cpu(in.raw_sample(i), in.dtype(), out.raw_sample(i), b.out_type,
+                                       points, b.params[i]);
         },
         inline_below(in));
   }

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "sluice/ops/generic/axes_args.h"
+
 namespace sluice {
 namespace {
 
@@ -10,12 +12,7 @@ namespace {
 std::vector<int> erase_axes(const OpSpec& spec, const Layout& layout, int ndim) {
   std::vector<int> axes;
   if (spec.has_arg("axis_names")) {
-    for (char name : spec.arg<std::string>("axis_names")) {
-      const size_t d = layout.find(name);
-      SLUICE_CHECK(d != Layout::npos, InvalidArgument, "axis '", name,
-                   "' is not present in the input layout '", layout, "'");
-      axes.push_back(static_cast<int>(d));
-    }
+    axes = axes_from_names(layout, spec.arg<std::string>("axis_names"));
   } else if (spec.has_arg("axes")) {
     for (int64_t a : spec.arg<std::vector<int64_t>>("axes")) {
       SLUICE_CHECK(a >= 0 && a < ndim, InvalidArgument, "axis ", a,

@@ -6,6 +6,7 @@
 
 #include "sluice/graph/schema_registry.h"
 #include "sluice/kernels/reduce/reduce_cpu.h"
+#include "sluice/ops/generic/axes_args.h"
 #include "sluice/ops/generic/normalize_op.h"
 #include "sluice/ops/op_policy.h"
 
@@ -104,10 +105,7 @@ NormalizePlan plan_normalize(const OpSpec& spec, const Workspace& ws) {
       p.axis_mask |= uint64_t{1} << a;
     }
   } else if (!all_scalar && has_names) {
-    for (char c : spec.arg<std::string>("axis_names")) {
-      const size_t d = in.layout().find(c);
-      SLUICE_CHECK(d != Layout::npos, InvalidArgument, "Axis '", c,
-                   "' is not present in the input layout \"", in.layout(), "\"");
+    for (int d : axes_from_names(in.layout(), spec.arg<std::string>("axis_names"))) {
       p.axis_mask |= uint64_t{1} << d;
     }
   } else if (!all_scalar && param_t) {

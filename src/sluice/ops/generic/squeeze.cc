@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "sluice/graph/schema_registry.h"
+#include "sluice/ops/generic/axes_args.h"
 #include "sluice/ops/generic/reshape.h"
 
 namespace sluice {
@@ -64,11 +65,8 @@ class SqueezeOp : public Operator {
     const int ndim = in.sample_ndim();
     std::vector<int64_t> axes;
     if (spec_.has_arg("axis_names")) {
-      for (char c : spec_.arg<std::string>("axis_names")) {
-        const auto d = in.layout().find(c);
-        SLUICE_CHECK(d != std::string::npos, InvalidArgument, "Axis '", c,
-                     "' is not present in the input layout");
-        axes.push_back(static_cast<int64_t>(d));
+      for (int d : axes_from_names(in.layout(), spec_.arg<std::string>("axis_names"))) {
+        axes.push_back(d);
       }
     } else {
       axes = ws.arg_list<int64_t>("axes", i);

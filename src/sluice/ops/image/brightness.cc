@@ -1,5 +1,5 @@
 // brightness: out = brightness_shift * range + brightness * in. The class is shared with the other
-// colour operators (color_ops.h); the GPU registration is in brightness_gpu.cc.
+// colour operators (color_ops.h); the GPU registration is in color_ops_gpu.cc.
 
 #include "sluice/graph/schema_registry.h"
 #include "sluice/ops/image/color_ops.h"

@@ -1,6 +1,6 @@
 // brightness_contrast: out = brightness_shift * range + brightness * (contrast_center + contrast *
 // (in - contrast_center)). The class is shared with the other colour operators (color_ops.h); the
-// GPU registration is in brightness_contrast_gpu.cc.
+// GPU registration is in color_ops_gpu.cc.
 
 #include "sluice/graph/schema_registry.h"
 #include "sluice/ops/image/color_ops.h"

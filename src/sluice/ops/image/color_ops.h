@@ -1,8 +1,9 @@
 #pragma once
 // What the colour operators share (brightness_contrast, brightness, contrast, hsv, hue,
 // saturation, color_twist, color_space_conversion): the argument reading, which turns a batch
-// into one kernel operation with per-sample parameters, and the operator classes, which each
-// operator's file registers (CPU: color_ops.cc, GPU: color_ops_gpu.cc).
+// into one kernel operation with per-sample parameters, and the operator classes (color_ops.cc,
+// color_ops_gpu.cc): each operator's file registers the CPU class, color_ops_gpu.cc the GPU class
+// for all of them.
 
 #include <initializer_list>
 #include <vector>

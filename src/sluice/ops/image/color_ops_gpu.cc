@@ -1,4 +1,5 @@
-// The colour operators' GPU class (color_ops.h): the CPU class's plan, one launch per batch.
+// The colour operators' GPU class (color_ops.h), registered here for all of them: the CPU class's
+// plan, one launch per batch.
 
 #include <algorithm>
 
@@ -23,5 +24,14 @@ void ColorGpu::run(Workspace& ws) {
   kernels::color::color_gpu(dev, in.num_samples(), max_pixels, plan.op, plan.in_type, plan.out_type,
                             ws.stream());
 }
+
+SLUICE_REGISTER_OPERATOR("brightness", OpDevice::kGPU, ColorGpu);
+SLUICE_REGISTER_OPERATOR("contrast", OpDevice::kGPU, ColorGpu);
+SLUICE_REGISTER_OPERATOR("brightness_contrast", OpDevice::kGPU, ColorGpu);
+SLUICE_REGISTER_OPERATOR("hue", OpDevice::kGPU, ColorGpu);
+SLUICE_REGISTER_OPERATOR("hsv", OpDevice::kGPU, ColorGpu);
+SLUICE_REGISTER_OPERATOR("saturation", OpDevice::kGPU, ColorGpu);
+SLUICE_REGISTER_OPERATOR("color_twist", OpDevice::kGPU, ColorGpu);
+SLUICE_REGISTER_OPERATOR("color_space_conversion", OpDevice::kGPU, ColorGpu);
 
 }  // namespace sluice

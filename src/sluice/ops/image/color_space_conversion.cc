@@ -1,5 +1,5 @@
 // color_space_conversion: converts between RGB, BGR, YCbCr and GRAY. The class is shared with the
-// other colour operators (color_ops.h); the GPU registration is in color_space_conversion_gpu.cc.
+// other colour operators (color_ops.h); the GPU registration is in color_ops_gpu.cc.
 
 #include "sluice/graph/schema_registry.h"
 #include "sluice/ops/image/color_ops.h"

@@ -1,6 +1,6 @@
 // color_twist: hue, saturation, brightness and contrast in one linear transform. The class is
 // shared with the other colour operators (color_ops.h); the GPU registration is in
-// color_twist_gpu.cc.
+// color_ops_gpu.cc.
 
 #include "sluice/graph/schema_registry.h"
 #include "sluice/ops/image/color_ops.h"

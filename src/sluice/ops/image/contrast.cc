@@ -1,5 +1,5 @@
 // contrast: out = contrast_center + contrast * (in - contrast_center). The class is shared with the
-// other colour operators (color_ops.h); the GPU registration is in contrast_gpu.cc.
+// other colour operators (color_ops.h); the GPU registration is in color_ops_gpu.cc.
 
 #include "sluice/graph/schema_registry.h"
 #include "sluice/ops/image/color_ops.h"

@@ -1,7 +1,8 @@
 #pragma once
 // water, sphere and jitter: the displacement filters share their arguments (interp_type,
 // fill_value, mask), their checks and their classes; each operator's file declares its schema
-// and registers the class for its kind. The GPU class is in displace_op_gpu.h.
+// and registers the CPU class for its kind. The GPU class and its registrations are in
+// displace_op_gpu.cc.
 
 #include "sluice/exec/operator.h"
 #include "sluice/graph/op_schema.h"

@@ -1,5 +1,6 @@
 // hsv: hue, saturation and value, as a linear transform in the YIQ colour space. The class is
-// shared with the other colour operators (color_ops.h); the GPU registration is in hsv_gpu.cc.
+// shared with the other colour operators (color_ops.h); the GPU registration is in
+// color_ops_gpu.cc.
 
 #include "sluice/graph/schema_registry.h"
 #include "sluice/ops/image/color_ops.h"

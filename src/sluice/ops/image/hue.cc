@@ -1,5 +1,5 @@
 // hue: rotates the hue of RGB images in the YIQ colour space. The class is shared with the other
-// colour operators (color_ops.h); the GPU registration is in hue_gpu.cc.
+// colour operators (color_ops.h); the GPU registration is in color_ops_gpu.cc.
 
 #include "sluice/graph/schema_registry.h"
 #include "sluice/ops/image/color_ops.h"

@@ -1,6 +1,6 @@
 // jitter: moves each pixel by a random whole number of pixels. DALI has it on the GPU only; the
-// CPU class (displace_op.h) gives the same output as the GPU one (jitter_gpu.cc), a Sluice extra
-// (docs/COMPATIBILITY.md).
+// CPU class (displace_op.h) gives the same output as the GPU one (displace_op_gpu.cc), a Sluice
+// extra (docs/COMPATIBILITY.md).
 
 #include "sluice/graph/schema_registry.h"
 #include "sluice/ops/image/displace_op.h"

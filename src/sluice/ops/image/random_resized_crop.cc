@@ -1,6 +1,6 @@
 // random_resized_crop: crops a random window of each image (torchvision's RandomResizedCrop
 // rule) and resizes it in one pass. The classes are resize's (resize.h), which read the window
-// from resize_plan(); the GPU registration is in random_resized_crop_gpu.cc.
+// from resize_plan(); the GPU registration is in resize_gpu.cc.
 
 #include "sluice/graph/schema_registry.h"
 #include "sluice/ops/image/resize.h"

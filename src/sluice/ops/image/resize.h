@@ -1,7 +1,7 @@
 #pragma once
 // What resize, random_resized_crop and resize_crop_mirror share: the size and filter arguments,
-// the output type, each sample's plan, and the operator classes (resize.cc, resize_gpu.cc), which
-// all three register.
+// the output type, each sample's plan, and the operator classes (resize.cc, resize_gpu.cc): each
+// operator's file registers the CPU class, resize_gpu.cc the GPU class for all three.
 
 #include "sluice/core/crop_window.h"
 #include "sluice/exec/operator.h"

@@ -1,7 +1,7 @@
 // resize_crop_mirror: resize, then crop, then flip, as one resize of the part of the image the
 // crop keeps (DALI's back-projection of the crop window): the classes are resize's (resize.h),
 // which take the narrowed window from resize_plan(); the GPU registration is in
-// resize_crop_mirror_gpu.cc.
+// resize_gpu.cc.
 
 #include <utility>
 

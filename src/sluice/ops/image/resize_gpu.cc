@@ -1,5 +1,5 @@
-// resize (and random_resized_crop) on the GPU: batched separable resampling, one launch per
-// pass.
+// resize, random_resized_crop and resize_crop_mirror on the GPU: batched separable resampling, one
+// launch per pass.
 
 #include "sluice/kernels/resize/resize_gpu.h"
 #include "sluice/ops/image/resize.h"
@@ -49,5 +49,7 @@ void ResizeGpu::run(Workspace& ws) {
 }
 
 SLUICE_REGISTER_OPERATOR("resize", OpDevice::kGPU, ResizeGpu);
+SLUICE_REGISTER_OPERATOR("random_resized_crop", OpDevice::kGPU, ResizeGpu);
+SLUICE_REGISTER_OPERATOR("resize_crop_mirror", OpDevice::kGPU, ResizeGpu);
 
 }  // namespace sluice

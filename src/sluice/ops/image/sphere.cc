@@ -1,5 +1,5 @@
 // sphere: bulges each image from its centre. The classes are in displace_op.h (CPU) and
-// displace_op_gpu.h (GPU, registered in sphere_gpu.cc).
+// displace_op_gpu.cc (GPU).
 
 #include "sluice/graph/schema_registry.h"
 #include "sluice/ops/image/displace_op.h"

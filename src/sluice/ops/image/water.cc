@@ -1,5 +1,5 @@
 // water: moves the pixels of each image along sine waves. The classes are in displace_op.h
-// (CPU) and displace_op_gpu.h (GPU, registered in water_gpu.cc).
+// (CPU) and displace_op_gpu.cc (GPU).
 
 #include <cmath>
 

@@ -1,5 +1,5 @@
 // noise.gaussian: adds normally distributed noise to each element. The classes are shared with
-// the other noise operators (noise_op.h); the GPU registration is in gaussian_gpu.cc.
+// the other noise operators (noise_op.h); the GPU registration is in noise_op_gpu.cc.
 
 #include "sluice/graph/schema_registry.h"
 #include "sluice/ops/noise/noise_op.h"

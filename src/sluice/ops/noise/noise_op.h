@@ -1,6 +1,7 @@
 #pragma once
 // What noise.gaussian, noise.salt_and_pepper and noise.shot share: argument handling and the
-// operator classes, which each registers (CPU: noise_op.cc, GPU: noise_op_gpu.cc).
+// operator classes (each operator's file registers the CPU one, noise_op_gpu.cc the GPU one for
+// all three).
 
 #include <vector>
 

@@ -13,4 +13,8 @@ void NoiseGpu::run(Workspace& ws) {
                      ws.input(0).dtype(), ws.stream());
 }
 
+SLUICE_REGISTER_OPERATOR("noise.gaussian", OpDevice::kGPU, NoiseGpu);
+SLUICE_REGISTER_OPERATOR("noise.salt_and_pepper", OpDevice::kGPU, NoiseGpu);
+SLUICE_REGISTER_OPERATOR("noise.shot", OpDevice::kGPU, NoiseGpu);
+
 }  // namespace sluice

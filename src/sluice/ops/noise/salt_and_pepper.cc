@@ -1,6 +1,6 @@
 // noise.salt_and_pepper: replaces random pixels (or elements) by a salt or a pepper value. The
 // classes are shared with the other noise operators (noise_op.h); the GPU registration is in
-// salt_and_pepper_gpu.cc.
+// noise_op_gpu.cc.
 
 #include "sluice/graph/schema_registry.h"
 #include "sluice/ops/noise/noise_op.h"

@@ -1,5 +1,5 @@
 // noise.shot: Poisson (shot) noise. The classes are shared with the other noise operators
-// (noise_op.h); the GPU registration is in shot_gpu.cc.
+// (noise_op.h); the GPU registration is in noise_op_gpu.cc.
 
 #include "sluice/graph/schema_registry.h"
 #include "sluice/ops/noise/noise_op.h"

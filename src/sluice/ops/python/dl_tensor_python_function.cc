@@ -1,6 +1,6 @@
 // dl_tensor_python_function: a Python function on DLPack capsules. The class is shared with the
 // other Python operators (python_function_op.h); the GPU registration is in
-// dl_tensor_python_function_gpu.cc.
+// python_function_gpu.cc.
 
 #include "sluice/graph/schema_registry.h"
 #include "sluice/ops/python/python_function_op.h"

@@ -1,5 +1,5 @@
 // torch_python_function: a Python function on torch tensors. The class is shared with the other
-// Python operators (python_function_op.h); the GPU registration is in torch_python_function_gpu.cc.
+// Python operators (python_function_op.h); the GPU registration is in python_function_gpu.cc.
 
 #include "sluice/graph/schema_registry.h"
 #include "sluice/ops/python/python_function_op.h"

@@ -1,5 +1,5 @@
 // random.coin_flip: Bernoulli draws. The class is shared with random.uniform (random_op.h); the
-// GPU registration is in coin_flip_gpu.cc.
+// GPU registration is in random_op_gpu.cc.
 
 #include "sluice/graph/schema_registry.h"
 #include "sluice/ops/random/random_op.h"

@@ -1,5 +1,5 @@
 // random.normal: values drawn from a normal distribution. The class is shared with
-// random.uniform (random_op.h); the GPU registration is in normal_gpu.cc.
+// random.uniform (random_op.h); the GPU registration is in random_op_gpu.cc.
 
 #include "sluice/graph/schema_registry.h"
 #include "sluice/ops/random/random_op.h"

@@ -1,6 +1,7 @@
 #pragma once
 // What random.coin_flip, random.uniform and random.normal share: argument handling and the operator
-// classes, which each registers (CPU: random_op.cc, GPU: random_op_gpu.cc).
+// classes (each operator's file registers the CPU one, random_op_gpu.cc the GPU one for all
+// three).
 
 #include <memory>
 #include <vector>

@@ -24,4 +24,8 @@ void RandomGpu::run(Workspace& ws) {
                       plan.dtype, values, ws.stream());
 }
 
+SLUICE_REGISTER_OPERATOR("random.coin_flip", OpDevice::kGPU, RandomGpu);
+SLUICE_REGISTER_OPERATOR("random.normal", OpDevice::kGPU, RandomGpu);
+SLUICE_REGISTER_OPERATOR("random.uniform", OpDevice::kGPU, RandomGpu);
+
 }  // namespace sluice

@@ -1,5 +1,5 @@
 // random.uniform: values drawn uniformly from a range or a discrete set. The class is shared
-// with random.coin_flip (random_op.h); the GPU registration is in uniform_gpu.cc.
+// with random.coin_flip (random_op.h); the GPU registration is in random_op_gpu.cc.
 
 #include "sluice/graph/schema_registry.h"
 #include "sluice/ops/random/random_op.h"

@@ -1,5 +1,5 @@
 // reductions.max: the maximum over axes. The classes are shared with the other reductions
-// (reduce_op.h); the GPU registration is in max_gpu.cc.
+// (reduce_op.h); the GPU registration is in reduce_op_gpu.cc.
 
 #include "sluice/graph/schema_registry.h"
 #include "sluice/ops/reductions/reduce_op.h"

@@ -1,5 +1,5 @@
 // reductions.mean_square: the mean square over axes. The classes are shared with the other
-// reductions (reduce_op.h); the GPU registration is in mean_square_gpu.cc.
+// reductions (reduce_op.h); the GPU registration is in reduce_op_gpu.cc.
 
 #include "sluice/graph/schema_registry.h"
 #include "sluice/ops/reductions/reduce_op.h"

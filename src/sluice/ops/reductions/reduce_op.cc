@@ -4,6 +4,7 @@
 #include <string>
 
 #include "sluice/kernels/reduce/reduce_cpu.h"
+#include "sluice/ops/generic/axes_args.h"
 #include "sluice/ops/op_policy.h"
 
 namespace sluice {
@@ -48,12 +49,7 @@ uint64_t reduced_axis_mask(const OpSpec& spec, const Layout& layout, int ndim) {
                "Arguments `axes` and `axis_names` are mutually exclusive");
   std::vector<int64_t> axes;
   if (spec.has_arg("axis_names")) {
-    for (char c : spec.arg<std::string>("axis_names")) {
-      const size_t d = layout.find(c);
-      SLUICE_CHECK(d != Layout::npos, InvalidArgument, "Axis '", c,
-                   "' is not present in the input layout \"", layout, "\"");
-      axes.push_back(static_cast<int64_t>(d));
-    }
+    for (int d : axes_from_names(layout, spec.arg<std::string>("axis_names"))) axes.push_back(d);
   } else if (spec.has_arg("axes")) {
     axes = spec.arg<std::vector<int64_t>>("axes");
   } else {

@@ -1,7 +1,7 @@
 #pragma once
 // What the reductions (reductions.sum, min, max, mean, mean_square, rms, std_dev, variance)
-// share: the axes arguments, output shapes, types and layouts, and the operator classes each
-// reduction's file registers (CPU: reduce_op.cc, GPU: reduce_op_gpu.cc). normalize reads its
+// share: the axes arguments, output shapes, types and layouts, and the operator classes (each
+// reduction's file registers the CPU one, reduce_op_gpu.cc all the GPU ones). normalize reads its
 // axes the same way.
 
 #include <cstdint>

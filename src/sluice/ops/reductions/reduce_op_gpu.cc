@@ -1,4 +1,5 @@
-// The reductions on the GPU: one launch per batch over per-sample descriptors.
+// The reductions on the GPU, all registered here: one launch per batch over per-sample
+// descriptors.
 
 #include "sluice/cuda/cuda_api.h"
 #include "sluice/kernels/reduce/reduce_gpu.h"
@@ -34,13 +35,14 @@ void ReduceGpu<Op>::run(Workspace& ws) {
                       max_reduced, p.out_type, in.dtype(), p.ddof, ws.stream());
 }
 
-template class ReduceGpu<ReduceOp::kSum>;
-template class ReduceGpu<ReduceOp::kMin>;
-template class ReduceGpu<ReduceOp::kMax>;
-template class ReduceGpu<ReduceOp::kMean>;
-template class ReduceGpu<ReduceOp::kMeanSquare>;
-template class ReduceGpu<ReduceOp::kRms>;
-template class ReduceGpu<ReduceOp::kVariance>;
-template class ReduceGpu<ReduceOp::kStdDev>;
+SLUICE_REGISTER_OPERATOR("reductions.sum", OpDevice::kGPU, ReduceGpu<ReduceOp::kSum>);
+SLUICE_REGISTER_OPERATOR("reductions.min", OpDevice::kGPU, ReduceGpu<ReduceOp::kMin>);
+SLUICE_REGISTER_OPERATOR("reductions.max", OpDevice::kGPU, ReduceGpu<ReduceOp::kMax>);
+SLUICE_REGISTER_OPERATOR("reductions.mean", OpDevice::kGPU, ReduceGpu<ReduceOp::kMean>);
+SLUICE_REGISTER_OPERATOR("reductions.mean_square", OpDevice::kGPU,
+                         ReduceGpu<ReduceOp::kMeanSquare>);
+SLUICE_REGISTER_OPERATOR("reductions.rms", OpDevice::kGPU, ReduceGpu<ReduceOp::kRms>);
+SLUICE_REGISTER_OPERATOR("reductions.variance", OpDevice::kGPU, ReduceGpu<ReduceOp::kVariance>);
+SLUICE_REGISTER_OPERATOR("reductions.std_dev", OpDevice::kGPU, ReduceGpu<ReduceOp::kStdDev>);
 
 }  // namespace sluice

@@ -1,12 +1,14 @@
-#pragma once
-// The GPU class of water, sphere and jitter (CUDA builds only): one kernel launch per batch.
+// The GPU class of water, sphere and jitter (CUDA builds only), registered here for each kind: one
+// kernel launch per batch.
 
+#include <algorithm>
 #include <vector>
 
 #include "sluice/ops/gpu_operator.h"
 #include "sluice/ops/image/displace_op.h"
 
 namespace sluice {
+namespace {
 
 template <kernels::DisplaceKind Kind>
 class DisplaceGpu : public GpuOperator {
@@ -32,4 +34,9 @@ class DisplaceGpu : public GpuOperator {
   std::vector<kernels::DisplaceSample> samples_;
 };
 
+SLUICE_REGISTER_OPERATOR("jitter", OpDevice::kGPU, DisplaceGpu<kernels::DisplaceKind::kJitter>);
+SLUICE_REGISTER_OPERATOR("sphere", OpDevice::kGPU, DisplaceGpu<kernels::DisplaceKind::kSphere>);
+SLUICE_REGISTER_OPERATOR("water", OpDevice::kGPU, DisplaceGpu<kernels::DisplaceKind::kWater>);
+
+}  // namespace
 }  // namespace sluice

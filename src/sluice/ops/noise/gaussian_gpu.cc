@@ -1,9 +1,0 @@
-// noise.gaussian on the GPU: the shared GPU class (noise_op_gpu.cc).
-
-#include "sluice/ops/noise/noise_op.h"
-
-namespace sluice {
-
-SLUICE_REGISTER_OPERATOR("noise.gaussian", OpDevice::kGPU, NoiseGpu);
-
-}  // namespace sluice

@@ -1,9 +1,0 @@
-// dl_tensor_python_function on the GPU: the shared class (python_function_op.h) on device data.
-
-#include "sluice/ops/python/python_function_op.h"
-
-namespace sluice {
-
-SLUICE_REGISTER_OPERATOR("dl_tensor_python_function", OpDevice::kGPU, PythonFunctionOp);
-
-}  // namespace sluice

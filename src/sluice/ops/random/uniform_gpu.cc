@@ -1,9 +1,0 @@
-// random.uniform on the GPU: the shared GPU class (random_op_gpu.cc).
-
-#include "sluice/ops/random/random_op.h"
-
-namespace sluice {
-
-SLUICE_REGISTER_OPERATOR("random.uniform", OpDevice::kGPU, RandomGpu);
-
-}  // namespace sluice
