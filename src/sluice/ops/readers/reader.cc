@@ -96,8 +96,16 @@ void Reader::begin_iteration(BatchInfo& batch) {
   }
 }
 
-std::vector<int64_t> Reader::next_batch_indices() const {
-  return plan_->batch(epoch_, index_).indices;
+std::vector<int64_t> Reader::batch_indices_ahead(int64_t k) const {
+  if (k <= 0) return planned_.indices;
+  // (epoch_, index_) is the next batch: begin_iteration() has moved past the one being read.
+  int64_t epoch = epoch_;
+  int64_t index = index_ + (k - 1);
+  while (index >= plan_->batches_in_epoch(epoch)) {
+    index -= plan_->batches_in_epoch(epoch);
+    if (++epoch > epoch_ + 1) return {};
+  }
+  return plan_->batch(epoch, index).indices;
 }
 
 nlohmann::json Reader::reader_meta() const {
