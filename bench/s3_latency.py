@@ -5,7 +5,7 @@ ratios to local disk.
 
     python3 bench/s3_latency.py DATA_DIR [--copies 8] [--delay-ms 50] [--batch-size 32]
                                 [--threads 2] [--rounds 3] [--pipeline auto|cpu|gpu|reader]
-                                [--connections N] [--lookahead N] [--epochs 2]
+                                [--connections N] [--lookahead N] [--epochs 2] [--servers 1]
 
 DATA_DIR: JPEG files (e.g. ../shared/data/photos), copied --copies times into two class folders.
 --pipeline: cpu = decoders.image_random_crop and resize 224 on the CPU; gpu = the GPU training
@@ -13,6 +13,8 @@ pipeline (mixed decoders.image_random_crop, resize 224, crop_mirror_normalize to
 random mirror, as bench/gpu_pipeline.py); reader = readers.file alone (a consumer much faster
 than one round trip, as the GPU pipeline is); auto = gpu when CUDA is there, else cpu.
 --connections / --lookahead set SLUICE_S3_CONNECTIONS / SLUICE_S3_LOOKAHEAD_BATCHES.
+--servers K: K moto servers holding the same objects, the client's connections spread over them
+round-robin by a proxy (without delay for the "s3" row), for pipelines faster than one server.
 
 On a machine without moto (the GPU machine): here, `bash tools/gpu/s3-parts` downloads moto's
 S3 server and its dependencies as wheels for Python 3.12 into .s3-parts/ (git-ignored, about
@@ -22,14 +24,16 @@ carry .gpu, third_party and .s3-parts; the package must find libcurl's headers t
 s3:// reads say which package is missing):
 
     bash tools/gpu/gpu-check --python-only && python3 bench/s3_latency.py .gpu/data/photos \\
-        --copies 100 -b 256 --threads 16 --pipeline gpu --connections 1024 --rounds 2
+        --copies 100 -b 256 --threads 16 --pipeline gpu --connections 1024 --servers 8 --rounds 2
 
 The "s3" row (the server, no delay) is the ceiling: moto_server, a Python server, may answer
 fewer GETs a second than the pipeline asks for, so compare "s3 +DELAY ms" with it too.
 """
 
 import argparse
+import contextlib
 import gc
+import itertools
 import os
 import pathlib
 import shutil
@@ -57,6 +61,22 @@ def ensure_moto():
 ensure_moto()
 import s3_server  # noqa: E402
 from sluice import fn, pipeline_def, types  # noqa: E402
+
+
+class RoundRobinProxy(s3_server.Proxy):
+    """The test proxy, each new connection going to the next of several servers."""
+
+    def __init__(self, upstreams, delay_s):
+        self._next = itertools.cycle(upstreams)
+        super().__init__(upstreams[0], delay_s=delay_s)
+
+    @property
+    def upstream(self):
+        return next(self._next)
+
+    @upstream.setter
+    def upstream(self, value):
+        pass
 
 
 def cuda_available():
@@ -128,6 +148,7 @@ def main():
     a.add_argument("--pipeline", choices=["auto", "cpu", "gpu", "reader"], default="auto")
     a.add_argument("--connections", type=int)
     a.add_argument("--lookahead", type=int)
+    a.add_argument("--servers", type=int, default=1)
     args = a.parse_args()
     kind = args.pipeline
     if kind == "auto":
@@ -147,29 +168,36 @@ def main():
     count = sum(1 for _ in tmp.rglob("*.jpg"))
     run = lambda root: images_per_s(kind, root, args.batch_size, args.threads, args.epochs)  # noqa: E731
     try:
-        with s3_server.moto_server() as endpoint:
-            s3 = s3_server.boto3_client(endpoint)
-            s3.create_bucket(Bucket="bench")
-            for p in sorted(tmp.rglob("*.jpg")):
-                s3.put_object(Bucket="bench", Key=f"ds/{p.relative_to(tmp).as_posix()}",
-                              Body=p.read_bytes())
+        with contextlib.ExitStack() as stack:
+            endpoints = [stack.enter_context(s3_server.moto_server())
+                         for _ in range(args.servers)]
+            objects = [(f"ds/{p.relative_to(tmp).as_posix()}", p.read_bytes())
+                       for p in sorted(tmp.rglob("*.jpg"))]
+            for endpoint in endpoints:
+                s3 = s3_server.boto3_client(endpoint)
+                s3.create_bucket(Bucket="bench")
+                for key, body in objects:
+                    s3.put_object(Bucket="bench", Key=key, Body=body)
             os.environ.update(AWS_ACCESS_KEY_ID=s3_server.ACCESS_KEY,
                               AWS_SECRET_ACCESS_KEY=s3_server.SECRET_KEY, AWS_REGION="us-east-1")
-            port = int(endpoint.rsplit(":", 1)[1])
+            servers = [("127.0.0.1", int(e.rsplit(":", 1)[1])) for e in endpoints]
+            direct = endpoints[0]
+            if len(servers) > 1:
+                direct = stack.enter_context(RoundRobinProxy(servers, 0)).endpoint
             delayed = f"s3 +{args.delay_ms:g} ms"
-            with s3_server.Proxy(("127.0.0.1", port), delay_s=args.delay_ms / 1000) as proxy:
+            with RoundRobinProxy(servers, args.delay_ms / 1000) as proxy:
                 results = {"disk": [], "s3": [], delayed: []}
                 depth = None
                 for _ in range(args.rounds):
                     results["disk"].append(run(str(tmp))[0])
-                    os.environ["AWS_ENDPOINT_URL_S3"] = endpoint
+                    os.environ["AWS_ENDPOINT_URL_S3"] = direct
                     results["s3"].append(run("s3://bench/ds")[0])
                     os.environ["AWS_ENDPOINT_URL_S3"] = proxy.endpoint
                     rate, depth = run("s3://bench/ds")
                     results[delayed].append(rate)
                 print(f"{kind} pipeline, {count} JPEGs, batch {args.batch_size}, "
-                      f"{args.threads} threads, {args.rounds} rounds (best of each), "
-                      f"{depth} batches ahead at the end, "
+                      f"{args.threads} threads, {args.servers} server(s), {args.rounds} rounds "
+                      f"(best of each), {depth} batches ahead at the end, "
                       f"{proxy.max_in_flight} requests at most in the proxy's delay at once:")
                 disk = max(results["disk"])
                 for name, r in results.items():
