@@ -166,7 +166,10 @@ def main():
             dst.parent.mkdir(exist_ok=True)
             shutil.copyfile(src, dst)
     count = sum(1 for _ in tmp.rglob("*.jpg"))
-    run = lambda root: images_per_s(kind, root, args.batch_size, args.threads, args.epochs)  # noqa: E731
+
+    def run(root):
+        return images_per_s(kind, root, args.batch_size, args.threads, args.epochs)
+
     try:
         with contextlib.ExitStack() as stack:
             endpoints = [stack.enter_context(s3_server.moto_server())
