@@ -18,13 +18,13 @@ round-robin by a proxy (without delay for the "s3" row), for pipelines faster th
 
 On a machine without moto (the GPU machine): here, `bash tools/gpu/s3-parts` downloads moto's
 S3 server and its dependencies as wheels for Python 3.12 into .s3-parts/ (git-ignored, about
-30 MB); carry that folder, and this script installs them from it when moto_server is missing.
-On the GPU machine (here first: `bash tools/gpu/gpu-check --prepare` and `bash tools/gpu/s3-parts`;
-carry .gpu, third_party and .s3-parts; the package must find libcurl's headers there, else
-s3:// reads say which package is missing):
+31 MB); carry that folder, and this script installs them from it when moto_server is missing.
+On the GPU machine, tools/gpu/s3-bench builds the package and runs this script with the GPU
+pipeline (here first: `bash tools/gpu/gpu-check --prepare && bash tools/gpu/s3-parts`; the device
+call carries .gpu, third_party and .s3-parts):
 
-    bash tools/gpu/gpu-check --python-only && python3 bench/s3_latency.py .gpu/data/photos \\
-        --copies 100 -b 256 --threads 16 --pipeline gpu --connections 1024 --servers 8 --rounds 2
+    bash tools/gpu/s3-bench     # = ... .gpu/data/photos --copies 100 -b 256 --threads $(nproc)
+                                #     --pipeline gpu --connections 1024 --servers 8 --rounds 2 --epochs 3
 
 The "s3" row (the server, no delay) is the ceiling: moto_server, a Python server, may answer
 fewer GETs a second than the pipeline asks for, so compare "s3 +DELAY ms" with it too.
