@@ -23,8 +23,9 @@ On the GPU machine, tools/gpu/s3-bench builds the package and runs this script w
 pipeline (here first: `bash tools/gpu/gpu-check --prepare && bash tools/gpu/s3-parts`; the device
 call carries .gpu, third_party and .s3-parts):
 
-    bash tools/gpu/s3-bench     # = ... .gpu/data/photos --copies 100 -b 256 --threads $(nproc)
-                                #     --pipeline gpu --connections 1024 --servers 8 --rounds 2 --epochs 3
+    bash tools/gpu/s3-bench
+    # runs: bench/s3_latency.py .gpu/data/photos --copies 100 -b 256 --threads $(nproc)
+    #       --pipeline gpu --connections 1024 --servers 8 --rounds 2 --epochs 3
 
 The "s3" row (the server, no delay) is the ceiling: moto_server, a Python server, may answer
 fewer GETs a second than the pipeline asks for, so compare "s3 +DELAY ms" with it too.
