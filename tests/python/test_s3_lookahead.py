@@ -2,8 +2,9 @@
 (moto_server on 127.0.0.1, started here): the samples are those of local disk for sharded,
 shuffled, padded and stick_to_shard plans across epochs, whatever the depth; no object is
 requested twice while it is ahead; the depth follows SLUICE_S3_LOOKAHEAD_BATCHES and stops at the
-byte budget; an object that cannot be read is named when its batch comes; teardown abandons the
-reads in flight; a checkpoint restored over s3:// resumes exactly."""
+byte budget; an object that cannot be read is named when its batch comes; teardown and an
+iterator's load_state_dict() abandon the reads in flight; a checkpoint restored over s3://
+resumes exactly."""
 
 import gc
 import hashlib
@@ -253,3 +254,45 @@ def test_a_checkpoint_resumes_exactly_over_s3(endpoint, small, monkeypatch):
         assert batch_hashes(resumed, 12 - stop) == reference[stop:], f"stopped after {stop}"
         del resumed
         gc.collect()
+
+
+def test_load_state_dict_drops_the_reads_ahead(endpoint, small, monkeypatch):
+    """An iterator's load_state_dict() restarts the pipeline at once, with 8 batches of reads
+    ahead on 4 connections through 0.5 s round trips (draining them would take 4 s), and goes on
+    exactly where the state says."""
+    pytest.importorskip("torch")
+    from sluice.plugin.pytorch import DALIGenericIterator, LastBatchPolicy
+
+    _, remote = small
+    monkeypatch.setenv("SLUICE_S3_LOOKAHEAD_BATCHES", "8")
+    monkeypatch.setenv("SLUICE_S3_CONNECTIONS", "4")
+
+    def iterator():
+        @pipeline_def(batch_size=2, num_threads=2, device_id=None, seed=3,
+                      enable_checkpointing=True)
+        def p():
+            _, label = fn.readers.file(file_root=remote, random_shuffle=True, name="Reader")
+            return label  # the bytes are read (ahead) all the same
+
+        return DALIGenericIterator(p(), ["label"], reader_name="Reader",
+                                   last_batch_policy=LastBatchPolicy.PARTIAL)
+
+    def labels(it, n):
+        return [[int(v) for v in next(it)[0]["label"].reshape(-1)] for _ in range(n)]
+
+    reference = labels(iterator(), 6)
+    saved = iterator()
+    assert labels(saved, 2) == reference[:2]
+    state = saved.state_dict()
+    del saved
+    gc.collect()
+    with proxied(monkeypatch, endpoint, delay_s=0.5):
+        it = iterator()
+        labels(it, 3)
+        start = time.monotonic()
+        it.load_state_dict(state)
+        elapsed = time.monotonic() - start
+        assert labels(it, 4) == reference[2:]
+        del it
+        gc.collect()
+    assert elapsed < 2.5, f"load_state_dict took {elapsed:.1f} s: it waited for the reads ahead"
