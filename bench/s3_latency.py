@@ -1,47 +1,140 @@
-"""The CPU pipeline (readers.file -> decoders.image_random_crop -> resize 224) reading the same
-class-folder dataset from local disk, from an S3-compatible server on 127.0.0.1 (moto_server,
-started here) and from that server through a TCP proxy adding DELAY ms per round trip. Prints
-images/s of each, alternating the three, and the ratios to local disk.
+"""A pipeline over readers.file reading the same class-folder dataset from local disk, from an
+S3-compatible server on 127.0.0.1 (moto_server, started here) and from that server through a TCP
+proxy adding DELAY ms per round trip. Prints images/s of each, alternating the three, and the
+ratios to local disk.
 
     python3 bench/s3_latency.py DATA_DIR [--copies 8] [--delay-ms 50] [--batch-size 32]
-                                [--threads 2] [--rounds 3]
+                                [--threads 2] [--rounds 3] [--pipeline auto|cpu|gpu|reader]
+                                [--connections N] [--lookahead N] [--epochs 2] [--servers 1]
 
 DATA_DIR: JPEG files (e.g. ../shared/data/photos), copied --copies times into two class folders.
+--pipeline: cpu = decoders.image_random_crop and resize 224 on the CPU; gpu = the GPU training
+pipeline (mixed decoders.image_random_crop, resize 224, crop_mirror_normalize to FLOAT16 CHW with
+random mirror, as bench/gpu_pipeline.py); reader = readers.file alone (a consumer much faster
+than one round trip, as the GPU pipeline is); auto = gpu when CUDA is there, else cpu.
+--connections / --lookahead set SLUICE_S3_CONNECTIONS / SLUICE_S3_LOOKAHEAD_BATCHES.
+--servers K: K moto servers holding the same objects, the client's connections spread over them
+round-robin by a proxy (without delay for the "s3" row), for pipelines faster than one server.
+
+On a machine without moto (the GPU machine): here, `bash tools/gpu/s3-parts` downloads moto's
+S3 server and its dependencies as wheels for Python 3.12 into .s3-parts/ (git-ignored, about
+31 MB); carry that folder, and this script installs them from it when moto_server is missing.
+On the GPU machine, tools/gpu/s3-bench builds the package and runs this script with the GPU
+pipeline (here first: `bash tools/gpu/gpu-check --prepare && bash tools/gpu/s3-parts`; the device
+call carries .gpu, third_party and .s3-parts):
+
+    bash tools/gpu/s3-bench
+    # runs: bench/s3_latency.py .gpu/data/photos --copies 100 -b 256 --threads $(nproc)
+    #       --pipeline gpu --connections 1024 --servers 8 --rounds 2 --epochs 3
+
+The "s3" row (the server, no delay) is the ceiling: moto_server, a Python server, may answer
+fewer GETs a second than the pipeline asks for, so compare "s3 +DELAY ms" with it too.
 """
 
 import argparse
+import contextlib
 import gc
+import itertools
 import os
 import pathlib
 import shutil
+import subprocess
 import sys
 import tempfile
 import time
 
-sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1] / "tests" / "python"))
+ROOT = pathlib.Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "tests" / "python"))
 
+
+def ensure_moto():
+    """moto_server beside this Python, installed from .s3-parts/ (no network) when missing."""
+    if shutil.which("moto_server", path=os.path.dirname(sys.executable)):
+        return
+    parts = ROOT / ".s3-parts"
+    if not parts.is_dir():
+        sys.exit("moto_server not found: pip install 'moto[server]', or on a machine without "
+                 "network carry .s3-parts/ made by tools/gpu/s3-parts")
+    subprocess.run([sys.executable, "-m", "pip", "install", "-q", "--no-index", "--find-links",
+                    str(parts), "moto[s3]", "flask", "flask-cors"], check=True)
+
+
+ensure_moto()
 import s3_server  # noqa: E402
-from sluice import fn, pipeline_def  # noqa: E402
+from sluice import fn, pipeline_def, types  # noqa: E402
 
 
-def images_per_s(root, batch_size, threads, epochs=2):
-    @pipeline_def(batch_size=batch_size, num_threads=threads, device_id=None, seed=1)
+class RoundRobinProxy(s3_server.Proxy):
+    """The test proxy, each new connection going to the next of several servers."""
+
+    def __init__(self, upstreams, delay_s):
+        self._next = itertools.cycle(upstreams)
+        super().__init__(upstreams[0], delay_s=delay_s)
+
+    @property
+    def upstream(self):
+        return next(self._next)
+
+    @upstream.setter
+    def upstream(self, value):
+        pass
+
+
+def cuda_available():
+    try:
+        import torch
+
+        return torch.cuda.is_available()
+    except ImportError:
+        return False
+
+
+def build(kind, root, batch_size, threads):
+    gpu = kind == "gpu"
+
+    @pipeline_def(batch_size=batch_size, num_threads=threads, device_id=0 if gpu else None,
+                  seed=1)
     def pipe():
         jpegs, labels = fn.readers.file(file_root=root, random_shuffle=True, name="Reader")
-        images = fn.decoders.image_random_crop(jpegs)
-        return fn.resize(images, size=(224, 224)), labels
+        if kind == "reader":
+            return jpegs, labels
+        images = fn.decoders.image_random_crop(jpegs, device="mixed" if gpu else "cpu")
+        images = fn.resize(images, size=(224, 224))
+        if not gpu:
+            return images, labels
+        images = fn.crop_mirror_normalize(
+            images, dtype=types.FLOAT16, output_layout="CHW",
+            mean=[0.485 * 255, 0.456 * 255, 0.406 * 255],
+            std=[0.229 * 255, 0.224 * 255, 0.225 * 255], mirror=fn.random.coin_flip())
+        return images, labels.gpu()
 
-    p = pipe()
+    return pipe()
+
+
+def images_per_s(kind, root, batch_size, threads, epochs):
+    p = build(kind, root, batch_size, threads)
     p.build()
     n = p.reader_meta("Reader")["batches_per_epoch"]
-    p.run()  # the first batch: set-up, not throughput
-    t0 = time.perf_counter()
-    for _ in range(epochs * n - 1):
+    sync = None
+    if kind == "gpu":
+        import torch
+
+        def sync(out):  # hand-off as a trainer would take it
+            torch.from_dlpack(out[0])
+            torch.cuda.synchronize()
+    for _ in range(2 if kind == "gpu" else 1):  # set-up (and the GPU's pools), not throughput
         p.run()
+    t0 = time.perf_counter()
+    steps = max(1, epochs * n - 2)
+    for _ in range(steps):
+        out = p.run()
+    if sync:
+        sync(out)
     dt = time.perf_counter() - t0
-    del p
+    ahead = p.executor_statistics()["Reader"].get("s3_batches_ahead")
+    del p, out
     gc.collect()
-    return (epochs * n - 1) * batch_size / dt
+    return steps * batch_size / dt, ahead
 
 
 def main():
@@ -52,7 +145,19 @@ def main():
     a.add_argument("-b", "--batch-size", type=int, default=32)
     a.add_argument("--threads", type=int, default=2)
     a.add_argument("--rounds", type=int, default=3)
+    a.add_argument("--epochs", type=int, default=2)
+    a.add_argument("--pipeline", choices=["auto", "cpu", "gpu", "reader"], default="auto")
+    a.add_argument("--connections", type=int)
+    a.add_argument("--lookahead", type=int)
+    a.add_argument("--servers", type=int, default=1)
     args = a.parse_args()
+    kind = args.pipeline
+    if kind == "auto":
+        kind = "gpu" if cuda_available() else "cpu"
+    if args.connections:
+        os.environ["SLUICE_S3_CONNECTIONS"] = str(args.connections)
+    if args.lookahead:
+        os.environ["SLUICE_S3_LOOKAHEAD_BATCHES"] = str(args.lookahead)
 
     tmp = pathlib.Path(tempfile.mkdtemp())
     jpegs = sorted(p for p in pathlib.Path(args.data).iterdir() if p.suffix.lower() == ".jpg")
@@ -62,28 +167,42 @@ def main():
             dst.parent.mkdir(exist_ok=True)
             shutil.copyfile(src, dst)
     count = sum(1 for _ in tmp.rglob("*.jpg"))
+
+    def run(root):
+        return images_per_s(kind, root, args.batch_size, args.threads, args.epochs)
+
     try:
-        with s3_server.moto_server() as endpoint:
-            s3 = s3_server.boto3_client(endpoint)
-            s3.create_bucket(Bucket="bench")
-            for p in sorted(tmp.rglob("*.jpg")):
-                s3.put_object(Bucket="bench", Key=f"ds/{p.relative_to(tmp).as_posix()}",
-                              Body=p.read_bytes())
+        with contextlib.ExitStack() as stack:
+            endpoints = [stack.enter_context(s3_server.moto_server())
+                         for _ in range(args.servers)]
+            objects = [(f"ds/{p.relative_to(tmp).as_posix()}", p.read_bytes())
+                       for p in sorted(tmp.rglob("*.jpg"))]
+            for endpoint in endpoints:
+                s3 = s3_server.boto3_client(endpoint)
+                s3.create_bucket(Bucket="bench")
+                for key, body in objects:
+                    s3.put_object(Bucket="bench", Key=key, Body=body)
             os.environ.update(AWS_ACCESS_KEY_ID=s3_server.ACCESS_KEY,
                               AWS_SECRET_ACCESS_KEY=s3_server.SECRET_KEY, AWS_REGION="us-east-1")
-            port = int(endpoint.rsplit(":", 1)[1])
-            with s3_server.Proxy(("127.0.0.1", port), delay_s=args.delay_ms / 1000) as proxy:
-                results = {"disk": [], "s3": [], f"s3 +{args.delay_ms:g} ms": []}
+            servers = [("127.0.0.1", int(e.rsplit(":", 1)[1])) for e in endpoints]
+            direct = endpoints[0]
+            if len(servers) > 1:
+                direct = stack.enter_context(RoundRobinProxy(servers, 0)).endpoint
+            delayed = f"s3 +{args.delay_ms:g} ms"
+            with RoundRobinProxy(servers, args.delay_ms / 1000) as proxy:
+                results = {"disk": [], "s3": [], delayed: []}
+                depth = None
                 for _ in range(args.rounds):
-                    results["disk"].append(images_per_s(str(tmp), args.batch_size, args.threads))
-                    os.environ["AWS_ENDPOINT_URL_S3"] = endpoint
-                    results["s3"].append(
-                        images_per_s("s3://bench/ds", args.batch_size, args.threads))
+                    results["disk"].append(run(str(tmp))[0])
+                    os.environ["AWS_ENDPOINT_URL_S3"] = direct
+                    results["s3"].append(run("s3://bench/ds")[0])
                     os.environ["AWS_ENDPOINT_URL_S3"] = proxy.endpoint
-                    results[f"s3 +{args.delay_ms:g} ms"].append(
-                        images_per_s("s3://bench/ds", args.batch_size, args.threads))
-                print(f"{count} JPEGs, batch {args.batch_size}, {args.threads} threads, "
-                      f"{args.rounds} rounds (best of each):")
+                    rate, depth = run("s3://bench/ds")
+                    results[delayed].append(rate)
+                print(f"{kind} pipeline, {count} JPEGs, batch {args.batch_size}, "
+                      f"{args.threads} threads, {args.servers} server(s), {args.rounds} rounds "
+                      f"(best of each), {depth} batches ahead at the end, "
+                      f"{proxy.max_in_flight} requests at most in the proxy's delay at once:")
                 disk = max(results["disk"])
                 for name, r in results.items():
                     print(f"  {name:>12}: {max(r):7.1f} images/s ({max(r) / disk:.0%} of disk)  "

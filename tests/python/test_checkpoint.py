@@ -265,7 +265,8 @@ def test_resume_after_sigkill_of_the_training_process(jpegs, tmp_path):
 
 
 # --- elastic ---------------------------------------------------------------------------------
-@pytest.mark.parametrize("old,new,read", [(8, 4, 1), (2, 3, 2), (4, 4, 1), (3, 5, 1)])
+@pytest.mark.parametrize("old,new,read", [(8, 4, 1), (2, 3, 2), (4, 4, 1), (3, 5, 1), (2, 1, 1),
+                                          (1, 2, 2)])
 def test_elastic_resume_reads_every_remaining_sample_once(tmp_path, old, new, read):
     """`old` simulated ranks read `read` batches of epoch 1 and save; `new` ranks resume from
     rank 0's state: the rest of epoch 1 each once, then epoch 2 as a fresh `new`-rank job."""

@@ -134,8 +134,10 @@ EpochPlan::Permutation EpochPlan::permutation(int64_t epoch) const {
   }
   // Computed outside the lock: O(N), and other threads may meanwhile use the cached epoch. Two
   // threads missing at once compute the same permutation; one result is kept.
+  const EpochPlanOptions::Remainder& r = options_.remainder;
+  const uint64_t seed = epoch == r.epoch && r.seed ? *r.seed : options_.seed;
   auto order = std::make_shared<const std::vector<uint32_t>>(
-      epoch_permutation(options_.num_samples, options_.seed, epoch));
+      epoch_permutation(options_.num_samples, seed, epoch));
   std::lock_guard<std::mutex> lock(cache_->mu);
   CachedPermutation* slots = cache_->slots;
   for (int i = 0; i < 2; ++i) {

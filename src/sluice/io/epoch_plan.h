@@ -26,8 +26,10 @@
 //    each of them had read its first c positions. Epoch r then holds only the rest,
 //    R = the concatenation over k' < S' of P_r[shard'_k' begin + c : shard'_k' end], split into
 //    S contiguous shards as above (floor(t*|R|/S)), without rotation, with its own batch count
-//    ceil(ceil(|R|/S) / B) and the same filling rules; epochs after r are normal. Across the S
-//    readers every sample S' had not read is read once.
+//    ceil(ceil(|R|/S) / B) and the same filling rules; epochs after r are normal. P_r is the
+//    order the old layout had: drawn with remainder.seed when given (a layout whose seed differs
+//    from this one's), else with seed. Across the S readers every sample S' had not read is read
+//    once.
 //
 // Cost: batch() is O(B), after an O(N) permutation per epoch when shuffling. Permutations are
 // cached for two epochs (the current one and the next, which a prefetching reader asks for
@@ -36,6 +38,7 @@
 #include <cstdint>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <vector>
 
 namespace sluice {
@@ -52,8 +55,9 @@ struct EpochPlanOptions {
   // An epoch interrupted under another layout (elastic resume); epoch < 0: none.
   struct Remainder {
     int64_t epoch = -1;
-    int64_t num_shards = 0;  // S' >= 1
-    int64_t consumed = 0;    // c >= 0: positions every old shard had read
+    int64_t num_shards = 0;        // S' >= 1
+    int64_t consumed = 0;          // c >= 0: positions every old shard had read
+    std::optional<uint64_t> seed;  // the old layout's seed, when not `seed`
   } remainder;
 };
 

@@ -316,6 +316,30 @@ TEST(EpochPlan, RemainderEpochReadsWhatTheOldLayoutLeftOnce) {
   check_remainder(30, 3, 7, 4, 2, true, false);  // fewer samples left than shards
 }
 
+TEST(EpochPlan, RemainderEpochFollowsTheOldLayoutsSeed) {
+  // Two shards permuted with seed 7 read 2 batches of 3; one shard with seed 9 resumes.
+  std::multiset<int64_t> left;
+  for (int64_t k = 0; k < 2; ++k) {
+    EpochPlan old(make_options(25, 2, k, 3, true, false, false, 7));
+    for (int64_t j = 2; j < old.batches_per_epoch(); ++j) {
+      PlannedBatch pb = old.batch(1, j);
+      left.insert(pb.indices.begin(), pb.indices.begin() + pb.num_valid);
+    }
+  }
+  EpochPlanOptions o = make_options(25, 1, 0, 3, true, false, false, 9);
+  o.remainder = {1, 2, 6, 7};
+  EpochPlan plan(o);
+  std::multiset<int64_t> got;
+  for (int64_t j = 0; j < plan.batches_in_epoch(1); ++j) {
+    PlannedBatch pb = plan.batch(1, j);
+    got.insert(pb.indices.begin(), pb.indices.begin() + pb.num_valid);
+  }
+  EXPECT_EQ(got, left);
+  // The epochs after it are this layout's own.
+  EXPECT_EQ(plan.batch(2, 0).indices,
+            EpochPlan(make_options(25, 1, 0, 3, true, false, false, 9)).batch(2, 0).indices);
+}
+
 TEST(EpochPlan, RemainderRefusesAnEmptyOrForeignLayout) {
   EpochPlanOptions o = make_options(10, 2, 0, 2);
   o.remainder = {0, 2, 5};  // every sample read

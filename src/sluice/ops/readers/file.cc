@@ -2,8 +2,10 @@
 // following an EpochPlan (io/epoch_plan.h): a true per-epoch permutation split into shards.
 
 #include <algorithm>
+#include <atomic>
 #include <cstring>
 #include <memory>
+#include <mutex>
 #include <unordered_map>
 
 #include "sluice/core/env.h"
@@ -79,15 +81,25 @@ class FileReader : public Reader {
     max_file_size_ = static_cast<size_t>(spec_.arg<int64_t>("max_file_size"));
     for (const FileEntry& e : dataset_.entries) {
       if (is_s3_uri(e.path)) {
-        // A whole batch in flight (two batches overlap at a batch boundary), at most 256
-        // connections by default: each is a mostly sleeping thread.
-        int connections =
-            env_int("SLUICE_S3_CONNECTIONS", std::clamp(2 * ctx.max_batch_size, 32, 256), 1, 1024);
+        // Two batches' objects in flight, at most 256 connections by default: each is a mostly
+        // sleeping thread.
+        const int batch = ctx.max_batch_size;
+        int connections = env_int("SLUICE_S3_CONNECTIONS", std::clamp(2 * batch, 32, 256), 1, 1024);
         prefetcher_ =
             std::make_unique<S3Prefetcher>(S3Client::shared(), connections, max_file_size_);
+        // Enough batches ahead to give every connection an object, and one more.
+        max_ahead_ =
+            env_int("SLUICE_S3_LOOKAHEAD_BATCHES", (connections + batch - 1) / batch + 1, 1, 1024);
+        ahead_budget_ = static_cast<size_t>(env_int("SLUICE_S3_LOOKAHEAD_MB", 512, 1, 1 << 20))
+                        << 20;
         break;
       }
     }
+  }
+
+  nlohmann::json stats() const override {
+    if (!prefetcher_) return nlohmann::json::object();
+    return {{"s3_batches_ahead", batches_ahead_.load()}, {"s3_bytes_ahead", bytes_ahead_.load()}};
   }
 
   void run(Workspace& ws) override {
@@ -116,33 +128,26 @@ class FileReader : public Reader {
  private:
   std::string sample_source(int64_t index) const override { return dataset_.entries[index].path; }
 
-  // Object storage: the batch's objects were requested while the previous batch was read (or are
-  // requested now), and the next batch's are requested before returning, so their round trips
-  // overlap the rest of the pipeline.
+  // Object storage: the objects of the batches ahead are requested before this batch's are
+  // waited for, so that their round trips overlap the rest of the pipeline (Note [Look-ahead]).
   void run_from_object_store(Workspace& ws) {
     const int n = ws.batch_size();
-    std::unordered_map<int64_t, std::shared_ptr<S3Prefetcher::Fetch>> wanted;
-    for (int i = 0; i < n; ++i) {
-      int64_t id = ws.batch().samples[i].id;
-      if (wanted.count(id)) continue;
-      auto it = in_flight_.find(id);
-      wanted[id] =
-          it != in_flight_.end() ? it->second : prefetcher_->fetch(dataset_.entries[id].path);
-    }
-    in_flight_.clear();
-    // Request the next batch before waiting, so that it is in flight behind this one.
-    for (int64_t id : next_batch_indices()) {
-      if (in_flight_.count(id)) continue;
-      auto it = wanted.find(id);
-      in_flight_[id] =
-          it != wanted.end() ? it->second : prefetcher_->fetch(dataset_.entries[id].path);
-    }
+    std::vector<std::shared_ptr<S3Prefetcher::Fetch>> fetches(n);
+    for (int i = 0; i < n; ++i) fetches[i] = fetch_ahead(ws.batch().samples[i].id);
+    request_ahead();
     std::vector<const std::vector<uint8_t>*> bytes(n);
     std::vector<Shape> shapes(n);
     for (int i = 0; i < n; ++i) {
-      bytes[i] = &prefetcher_->wait(*wanted.at(ws.batch().samples[i].id));
+      try {
+        bytes[i] = &prefetcher_->wait(*fetches[i]);
+      } catch (...) {
+        ahead_.erase(ws.batch().samples[i].id);  // a later batch with it asks again
+        throw;
+      }
       shapes[i] = {static_cast<int64_t>(bytes[i]->size())};
+      consumed_bytes_ += bytes[i]->size();
     }
+    consumed_objects_ += n;
     TensorList& data = ws.output(0);
     data.resize(std::move(shapes), DType::kUInt8);
     ws.for_each_sample([&](int i, int) {
@@ -155,9 +160,68 @@ class FileReader : public Reader {
     }
   }
 
+  // The read of sample `id`: the one in flight, else a new one (kept in ahead_).
+  const std::shared_ptr<S3Prefetcher::Fetch>& fetch_ahead(int64_t id) {
+    auto [it, added] = ahead_.try_emplace(id);
+    if (added) it->second = prefetcher_->fetch(dataset_.entries[id].path);
+    return it->second;
+  }
+
+  // Note [Look-ahead]
+  // ~~~~~~~~~~~~~~~~~
+  // Each iteration keeps in flight the objects of the next batches in the plan's order (across
+  // the epoch boundary), as many batches as max_ahead_: a consumer faster than one round trip
+  // then still finds its batch fetched. Objects already requested (by an earlier iteration, or
+  // shared by two batches, as filled slots and a small dataset's next epoch are) are never
+  // requested again. The batches ahead stop where their fetched-but-unconsumed bytes would pass
+  // ahead_budget_ (the objects' sizes are those fetched, else the mean of those read so far; the
+  // first iteration, knowing none, reads one batch ahead); the next batch is always requested.
+  // Reads no longer ahead are dropped; the prefetcher's destruction (pipeline teardown, and a
+  // checkpoint restore, which builds a new pipeline) abandons the rest.
+  void request_ahead() {
+    std::unordered_map<int64_t, std::shared_ptr<S3Prefetcher::Fetch>> kept;
+    const size_t mean =
+        consumed_objects_ ? std::max<size_t>(1, consumed_bytes_ / consumed_objects_) : 0;
+    size_t bytes = 0;
+    int64_t depth = 0;
+    std::vector<int64_t> ids;
+    for (int64_t k = 1; k <= max_ahead_; ++k) {
+      ids = batch_indices_ahead(k);
+      if (ids.empty() || (k > 1 && mean == 0)) break;
+      size_t batch_bytes = 0;
+      for (int64_t id : ids) {
+        if (kept.count(id)) continue;
+        auto it = ahead_.find(id);
+        batch_bytes += it != ahead_.end() ? fetched_size(*it->second, mean) : mean;
+      }
+      if (k > 1 && bytes + batch_bytes > ahead_budget_) break;
+      for (int64_t id : ids) {
+        if (!kept.count(id)) kept.emplace(id, fetch_ahead(id));
+      }
+      bytes += batch_bytes;
+      depth = k;
+    }
+    ahead_ = std::move(kept);
+    batches_ahead_ = depth;
+    bytes_ahead_ = static_cast<int64_t>(bytes);
+  }
+
+  // The bytes of a finished read, else `estimate`.
+  static size_t fetched_size(S3Prefetcher::Fetch& f, size_t estimate) {
+    std::lock_guard<std::mutex> lock(f.mu);
+    return f.done ? f.data.size() : estimate;
+  }
+
   FileDataset dataset_;
   std::unique_ptr<S3Prefetcher> prefetcher_;
-  std::unordered_map<int64_t, std::shared_ptr<S3Prefetcher::Fetch>> in_flight_;
+  // Object storage: the reads of the batches ahead, by dataset index (Note [Look-ahead]).
+  std::unordered_map<int64_t, std::shared_ptr<S3Prefetcher::Fetch>> ahead_;
+  int64_t max_ahead_ = 1;
+  size_t ahead_budget_ = 0;
+  size_t consumed_bytes_ = 0;
+  size_t consumed_objects_ = 0;
+  std::atomic<int64_t> batches_ahead_{0};  // for stats(), read from other threads
+  std::atomic<int64_t> bytes_ahead_{0};
   size_t max_file_size_ = 0;
   std::vector<std::unique_ptr<ReadableFile>> files_;
 };

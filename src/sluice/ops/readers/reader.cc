@@ -57,16 +57,20 @@ void Reader::plan(const OpContext& ctx, int64_t num_samples) {
   po.batch_size = ctx.max_batch_size;
   po.shuffle = shuffle;
   // All shards of a job must permute alike, whatever each rank's pipeline seed is.
-  int64_t own_seed = spec_.arg<int64_t>("seed");
-  po.seed = own_seed >= 0 ? mix64(static_cast<uint64_t>(own_seed))
-                          : (num_shards > 1 ? 0x534C55494345ull : ctx.seed);
+  const int64_t own_seed = spec_.arg<int64_t>("seed");
+  auto permutation_seed = [&](int64_t shards) {
+    return own_seed >= 0 ? mix64(static_cast<uint64_t>(own_seed))
+                         : (shards > 1 ? 0x534C55494345ull : ctx.seed);
+  };
+  po.seed = permutation_seed(num_shards);
   po.stick_to_shard = spec_.arg<bool>("stick_to_shard");
   po.pad_last_batch = spec_.arg<bool>("pad_last_batch");
   epoch_ = spec_.arg<int64_t>("resume_epoch");
   index_ = spec_.arg<int64_t>("resume_batch");
-  if (spec_.arg<int64_t>("resume_num_shards") > 0) {
-    po.remainder = {epoch_, spec_.arg<int64_t>("resume_num_shards"),
-                    spec_.arg<int64_t>("resume_consumed")};
+  if (const int64_t old_shards = spec_.arg<int64_t>("resume_num_shards"); old_shards > 0) {
+    // The interrupted epoch keeps the old layout's order (one shard or several seed apart).
+    po.remainder = {epoch_, old_shards, spec_.arg<int64_t>("resume_consumed"),
+                    permutation_seed(old_shards)};
   }
   plan_ = std::make_unique<EpochPlan>(po);
   SLUICE_CHECK(epoch_ >= 0 && index_ >= 0 && index_ < plan_->batches_in_epoch(epoch_),
@@ -96,8 +100,16 @@ void Reader::begin_iteration(BatchInfo& batch) {
   }
 }
 
-std::vector<int64_t> Reader::next_batch_indices() const {
-  return plan_->batch(epoch_, index_).indices;
+std::vector<int64_t> Reader::batch_indices_ahead(int64_t k) const {
+  if (k <= 0) return planned_.indices;
+  // (epoch_, index_) is the next batch: begin_iteration() has moved past the one being read.
+  int64_t epoch = epoch_;
+  int64_t index = index_ + (k - 1);
+  while (index >= plan_->batches_in_epoch(epoch)) {
+    index -= plan_->batches_in_epoch(epoch);
+    if (++epoch > epoch_ + 1) return {};
+  }
+  return plan_->batch(epoch, index).indices;
 }
 
 nlohmann::json Reader::reader_meta() const {

@@ -32,8 +32,12 @@ class Reader : public Operator {
   void plan(const OpContext& ctx, int64_t num_samples);
   // The name errors and source_info give sample `index` (a file path, "shard.tar:member", ...).
   virtual std::string sample_source(int64_t index) const = 0;
-  // The dataset indices of the batch after the one being read (for read-ahead hints).
-  std::vector<int64_t> next_batch_indices() const;
+  // The dataset indices of the batch `k` iterations after the one being read (k = 0: that one;
+  // call from run()), following the plan across epoch boundaries, for reading ahead. Empty past
+  // the end of the epoch after the next batch's: the plan keeps two epochs' orders, and a
+  // farther one would evict the order still being read.
+  std::vector<int64_t> batch_indices_ahead(int64_t k) const;
+  std::vector<int64_t> next_batch_indices() const { return batch_indices_ahead(1); }
   bool read_ahead() const { return read_ahead_; }
 
  private:
