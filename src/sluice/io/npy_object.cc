@@ -44,6 +44,10 @@ const NpyObjectHeader& NpyObject::header() {
 
 void NpyObject::start_box(std::span<const int64_t> anchor, std::span<const int64_t> shape) {
   if (whole_) return;
+  std::vector<int64_t> box(anchor.begin(), anchor.end());
+  box.insert(box.end(), shape.begin(), shape.end());
+  if (box == box_ && next_ == 0 && !fetches_.empty()) return;  // started ahead
+  box_ = std::move(box);
   const NpyLayout layout = npy_layout(header().header);
   ranges_ = npy_box_ranges(layout, anchor, shape, kNpyObjectMaxGap);
   fetches_.clear();
@@ -78,6 +82,7 @@ void NpyObject::read_box(std::span<const int64_t> anchor, std::span<const int64_
   read_npy_box([&](uint64_t offset, void* to, size_t n) { read_at(offset, to, n); }, layout, anchor,
                shape, dst, scratch, kNpyObjectMaxGap);
   if (!whole_) {
+    box_.clear();
     ranges_.clear();
     fetches_.clear();
   }

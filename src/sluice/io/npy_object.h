@@ -41,8 +41,10 @@ class NpyObject {
   const std::string& uri() const { return uri_; }
   // Waits for the first read and parses the header (once).
   const NpyObjectHeader& header();
+  // Whether the header is known without waiting (given to NpyObjectReader::start).
+  bool has_header() const { return header_.has_value(); }
   // Starts the reads of the box [anchor, anchor + shape) of the stored array (npy_layout's
-  // storage order); a whole object needs none.
+  // storage order), unless those of the same box are started; a whole object needs none.
   void start_box(std::span<const int64_t> anchor, std::span<const int64_t> shape);
   // Waits for those reads and writes the box densely into `dst` (read_npy_box).
   void read_box(std::span<const int64_t> anchor, std::span<const int64_t> shape, void* dst,
@@ -57,6 +59,7 @@ class NpyObject {
   bool whole_ = false;
   std::shared_ptr<S3Prefetcher::Fetch> first_;  // the whole object, or its first range
   std::optional<NpyObjectHeader> header_;
+  std::vector<int64_t> box_;          // the started box: anchor then shape
   std::vector<NpyByteRange> ranges_;  // the box's reads, started
   std::vector<std::shared_ptr<S3Prefetcher::Fetch>> fetches_;
   size_t next_ = 0;  // the next of ranges_ read_box consumes

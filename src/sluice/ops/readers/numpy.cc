@@ -245,7 +245,27 @@ class NumpyReader : public Reader {
         continue;
       }
       auto it = now.find(id);
-      ahead_[id] = it != now.end() ? std::make_shared<NpyObject>(*it->second) : start(id);
+      auto& o = ahead_[id];
+      o = it != now.end() ? std::make_shared<NpyObject>(*it->second) : start(id);
+      if (o->has_header()) start_constant_region(ws, *o);
+    }
+  }
+
+  // With cached headers and regions that are no argument inputs, the next batch's regions are
+  // known now: their reads start ahead too. An error is left to the batch's own reading.
+  void start_constant_region(Workspace& ws, NpyObject& o) {
+    for (const char* a :
+         {"roi_start", "rel_roi_start", "roi_end", "rel_roi_end", "roi_shape", "rel_roi_shape"}) {
+      if (ws.arg_input(a) != nullptr) return;
+    }
+    try {
+      const NpyHeader& h = o.header().header;
+      const Region r = region_of(ws, 0, h.shape);
+      if (volume(r.in_shape) == 0) return;
+      Shape anchor, shape;
+      storage_box(h, r, anchor, shape);
+      o.start_box(anchor, shape);
+    } catch (const Error&) {
     }
   }
 
