@@ -241,3 +241,17 @@ def test_round_trips_overlap_and_regions_are_ranges(endpoint, tmp_path, monkeypa
         assert len(data) >= 24, proxy.ranges
         assert set(data) == {(128 + ((100 * 64 + 10) * 32) * 8, ((7 * 64 + 7) * 32 + 16) * 8)}
     gc.collect()
+
+
+@pytest.mark.parametrize("faults", [{"drop_every": 4}, {"slow_down": 6}])
+def test_dropped_connections_and_throttling_are_retried(arrays, endpoint, monkeypatch, faults):
+    local, remote, names = arrays
+    port = int(endpoint.rsplit(":", 1)[1])
+    with Proxy(("127.0.0.1", port), **faults) as proxy:
+        monkeypatch.setenv("AWS_ENDPOINT_URL_S3", proxy.endpoint)
+        gc.collect()
+        for kw in ({}, {"roi_start": [1, 1, 1], "roi_end": [2, 3, 4]}):
+            assert_same(read("numpy", {"files": [f"{remote}/{n}" for n in names], **kw}, 2, 5),
+                        read("numpy", {"files": [str(local / n) for n in names], **kw}, 2, 5))
+        assert proxy.drops >= 5 or proxy.slowed == 6
+    gc.collect()
