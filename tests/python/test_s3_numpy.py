@@ -167,7 +167,9 @@ def test_long_headers_take_a_second_range(endpoint, tmp_path):
 def test_errors_name_the_object_as_on_disk(endpoint, tmp_path, roi):
     np.save(tmp_path / "ok.npy", np.arange(100, dtype=np.float64))
     raw = (tmp_path / "ok.npy").read_bytes()
-    cases = {"cut.npy": raw[:-10], "tiny.npy": raw[:5], "empty.npy": b"",
+    np.save(tmp_path / "long.npy", np.arange(1000, dtype=np.float64))
+    long_cut = (tmp_path / "long.npy").read_bytes()[:-10]  # longer than the header's range
+    cases = {"cut.npy": raw[:-10], "long_cut.npy": long_cut, "tiny.npy": raw[:5], "empty.npy": b"",
              "text.npy": b"hello world, not an array" * 4,
              "big_endian.npy": raw.replace(b"'<f8'", b"'>f8'")}
     for name, data in cases.items():
