@@ -7,7 +7,9 @@
 //  2. when the data the header describes fits in the input (and is at most 1 MiB), the input is
 //     written to a memfd and read back as a file: read_npy_header must agree with (1), and a box
 //     chosen from the input's hash, read with read_npy_box (with and without merging of nearby
-//     runs), must equal the same elements picked out of the input bytes directly.
+//     runs), must equal the same elements picked out of the input bytes directly; so must the box
+//     read from memory through the byte ranges npy_box_ranges plans (as object storage reads it),
+//     and the header checked from the bytes (npy_header_bytes, parse_npy_file_header) must agree.
 
 #include <sys/mman.h>
 #include <unistd.h>
@@ -54,6 +56,11 @@ void check_box(const uint8_t* data, size_t size, const NpyHeader& h, Choices& c)
     if (again.shape != h.shape || again.dtype != h.dtype || again.data_offset != h.data_offset) {
       fuzz_fail("read_npy_header disagrees with parse_npy_header");
     }
+    NpyHeader from_bytes = parse_npy_file_header(
+        {data, npy_header_bytes({data, size}, size, "memory")}, size, "memory");
+    if (from_bytes.shape != h.shape || from_bytes.data_offset != h.data_offset) {
+      fuzz_fail("parse_npy_file_header disagrees with parse_npy_header");
+    }
     NpyLayout l = npy_layout(h);
     const int nd = static_cast<int>(l.dims.size());
     std::vector<int64_t> anchor(nd), shape(nd), stride(nd, 1);
@@ -76,6 +83,21 @@ void check_box(const uint8_t* data, size_t size, const NpyHeader& h, Choices& c)
     for (size_t gap : {size_t{0}, size_t{1} << 16}) {
       std::fill(out.begin(), out.end(), 0xAB);
       read_npy_box(file, l, anchor, shape, out.data(), scratch, gap);
+      // The same box from memory, through the planned ranges in their order.
+      const std::vector<NpyByteRange> ranges = npy_box_ranges(l, anchor, shape, gap);
+      std::vector<uint8_t> again(out.size(), 0xCD);
+      size_t next = 0;
+      read_npy_box(
+          [&](uint64_t offset, void* dst, size_t n) {
+            if (next >= ranges.size() || ranges[next].offset != offset ||
+                ranges[next].length != n || offset + n > size) {
+              fuzz_fail("read_npy_box read other ranges than npy_box_ranges planned");
+            }
+            ++next;
+            std::memcpy(dst, data + offset, n);
+          },
+          l, anchor, shape, again.data(), scratch, gap);
+      if (next != ranges.size() || again != out) fuzz_fail("the box read through ranges differs");
       std::vector<int64_t> idx(nd, 0);
       for (int64_t k = 0; k < vol; ++k) {
         int64_t e = 0;

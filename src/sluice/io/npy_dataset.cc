@@ -7,11 +7,15 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <map>
 #include <string_view>
 
+#include "sluice/core/env.h"
 #include "sluice/core/error.h"
 #include "sluice/io/detail/path_guard.h"
 #include "sluice/io/read_file.h"
+#include "sluice/io/s3_client.h"
+#include "sluice/io/s3_dataset.h"
 
 namespace sluice {
 namespace {
@@ -25,7 +29,7 @@ std::string_view trim(std::string_view s) {
 
 std::vector<std::string> read_list(const std::string& list) {
   std::vector<uint8_t> bytes;
-  read_file(list, bytes);
+  read_file_or_object(list, bytes, kDefaultMaxFileSize);
   std::string_view text(reinterpret_cast<const char*>(bytes.data()), bytes.size());
   if (text.substr(0, 3) == "\xEF\xBB\xBF") text.remove_prefix(3);  // UTF-8 BOM
   std::vector<std::string> out;
@@ -89,6 +93,47 @@ FileDataset list_tree(const NpyDatasetOptions& o) {
   return ds;
 }
 
+// The tree in object storage: the keys directly under the prefix, then those one sub-prefix
+// down, grouped and ordered as the folders on disk (keys arrive in byte order of the whole key,
+// where "a/x" sorts before "a-b/x" but "a" is the first folder).
+FileDataset list_s3_tree(const NpyDatasetOptions& o) {
+  FileDataset ds;
+  ds.root = io_detail::strip_trailing_slashes(o.file_root);
+  const S3Uri root = S3Uri::parse(ds.root);
+  const std::string prefix = root.key.empty() ? std::string() : root.key + "/";
+  const std::string base = make_string("s3://", root.bucket, "/", prefix);
+  std::vector<std::string> top;
+  std::map<std::string, std::vector<std::string>, std::less<>> folders;
+  S3Client::shared()->list(
+      root.bucket, prefix,
+      [&](std::string_view key, uint64_t) {
+        std::string_view rel = key.substr(prefix.size());
+        const size_t slash = rel.find('/');
+        std::string_view name = rel.substr(slash == std::string_view::npos ? 0 : slash + 1);
+        // Deeper keys, folder markers ("x/") and empty folder names ("/x") are no files here.
+        if (name.empty() || name.find('/') != std::string_view::npos || slash == 0) return;
+        if (::fnmatch(o.file_filter.c_str(), std::string(name).c_str(), 0) != 0) return;
+        if (slash == std::string_view::npos) {
+          top.push_back(base + std::string(rel));
+          return;
+        }
+        auto it = folders.find(rel.substr(0, slash));
+        if (it == folders.end()) {
+          it = folders.emplace(std::string(rel.substr(0, slash)), std::vector<std::string>()).first;
+        }
+        it->second.push_back(base + std::string(rel));
+      },
+      env_int("SLUICE_S3_LIST_PAGE", 1000, 1, 1000));
+  for (std::string& k : top) ds.entries.push_back({std::move(k), 0});
+  for (auto& [name, keys] : folders) {
+    for (std::string& k : keys) ds.entries.push_back({std::move(k), 0});
+    std::vector<std::string>().swap(keys);
+  }
+  SLUICE_CHECK(!ds.entries.empty(), InvalidArgument, "no files matching '", o.file_filter,
+               "' in file_root '", o.file_root, "' or its sub-prefixes");
+  return ds;
+}
+
 }  // namespace
 
 FileDataset list_npy_dataset(const NpyDatasetOptions& o) {
@@ -97,7 +142,7 @@ FileDataset list_npy_dataset(const NpyDatasetOptions& o) {
   if (o.files.empty() && o.file_list.empty()) {
     SLUICE_CHECK(!o.file_root.empty(), InvalidArgument,
                  "no dataset given: set file_root, file_list or files");
-    return list_tree(o);
+    return is_s3_uri(o.file_root) ? list_s3_tree(o) : list_tree(o);
   }
   FileDatasetOptions fo;
   fo.file_root = o.file_root;
@@ -110,7 +155,7 @@ FileDataset list_npy_dataset(const NpyDatasetOptions& o) {
       // Without file_root, entries are relative to the list's folder.
       const std::string base = o.file_list.substr(0, slash + 1);
       for (std::string& f : fo.files) {
-        if (f[0] != '/') f = base + f;
+        if (f[0] != '/' && !is_s3_uri(f)) f = base + f;
       }
     }
   }

@@ -7,6 +7,10 @@
 //    (one level, folders in byte-wise name order), each folder's files in byte-wise order, whose
 //    name matches the glob `file_filter` (fnmatch(3), case-sensitive, no flags: '*' also matches
 //    a leading dot).
+// Object storage: file_root, file_list and the entries may be s3:// URIs (s3_client.h). A root
+// "s3://bucket/prefix" is listed page by page as the folder would be: the keys directly under
+// the prefix, then those one sub-prefix down ("prefix/sub/name"), sub-prefixes in byte-wise
+// order; deeper keys and folder markers ending in '/' are not files.
 // Path safety is that of file_dataset.h: entries of `files` and `file_list` that leave a given
 // file_root, and symlinks of the tree that resolve outside it, are refused (listing: skipped)
 // unless `allow_paths_outside_root`.

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cstring>
 #include <random>
 #include <string>
 #include <vector>
@@ -96,6 +97,69 @@ TEST(NpyFile, BoxesEqualTheirPartOfTheArray) {
   read_npy_box(e, el, std::vector<int64_t>{0, 0, 0}, std::vector<int64_t>{huge, huge, 0}, &v,
                scratch);
   EXPECT_EQ(v, 0);
+}
+
+TEST(NpyFile, RangesAreTheReadsOfTheBoxAndServeAnyReader) {
+  TempTree t;
+  const std::vector<int64_t> dims = {6, 5, 40};
+  const std::string bytes = npy_file(dims, false);
+  ReadableFile f(t.file("a.npy", bytes));
+  NpyLayout layout = npy_layout(read_npy_header(f));
+  std::mt19937 gen(5);
+  std::vector<uint8_t> scratch;
+  for (int trial = 0; trial < 200; ++trial) {
+    std::vector<int64_t> anchor(3), shape(3);
+    for (int d = 0; d < 3; ++d) {
+      anchor[d] = std::uniform_int_distribution<int64_t>(0, dims[d])(gen);
+      shape[d] = std::uniform_int_distribution<int64_t>(0, dims[d] - anchor[d])(gen);
+    }
+    const size_t gap = std::uniform_int_distribution<size_t>(0, 200)(gen);
+    const std::vector<NpyByteRange> ranges = npy_box_ranges(layout, anchor, shape, gap);
+    // Reading from memory through the ranges gives what pread gives, with the same reads.
+    std::vector<NpyByteRange> made;
+    auto from_memory = [&](uint64_t offset, void* dst, size_t n) {
+      made.push_back({offset, n});
+      ASSERT_LE(offset + n, bytes.size());
+      std::memcpy(dst, bytes.data() + offset, n);
+    };
+    const size_t n = static_cast<size_t>(shape[0] * shape[1] * shape[2]);
+    std::vector<int16_t> want(n, -1), got(n, -2);
+    read_npy_box(f, layout, anchor, shape, want.data(), scratch, gap);
+    read_npy_box(from_memory, layout, anchor, shape, got.data(), scratch, gap);
+    ASSERT_EQ(got, want) << "trial " << trial;
+    ASSERT_EQ(made.size(), ranges.size()) << "trial " << trial;
+    size_t total = 0;
+    for (size_t i = 0; i < ranges.size(); ++i) {
+      ASSERT_EQ(made[i].offset, ranges[i].offset);
+      ASSERT_EQ(made[i].length, ranges[i].length);
+      // In file order, not overlapping, each apart from the next by more than the gap.
+      if (i > 0) ASSERT_GT(ranges[i].offset, ranges[i - 1].offset + ranges[i - 1].length + gap);
+      total += ranges[i].length;
+    }
+    ASSERT_GE(total, n * sizeof(int16_t));
+  }
+  // A box of whole rows is one range; an empty box none.
+  std::vector<int64_t> a = {1, 0, 0}, s = {3, 5, 40};
+  auto whole = npy_box_ranges(layout, a, s);
+  ASSERT_EQ(whole.size(), 1u);
+  EXPECT_EQ(whole[0].offset, 128u + 200 * 2);
+  EXPECT_EQ(whole[0].length, 3u * 200 * 2);
+  EXPECT_TRUE(npy_box_ranges(layout, std::vector<int64_t>{0, 0, 0}, std::vector<int64_t>{6, 0, 40})
+                  .empty());
+}
+
+TEST(NpyFile, HeadersFromBytesNameTheirSource) {
+  const std::string f = npy_file({3, 4}, false);
+  std::span<const uint8_t> b(reinterpret_cast<const uint8_t*>(f.data()), f.size());
+  EXPECT_EQ(npy_header_bytes(b.first(12), f.size(), "s3://b/k"), 128u);
+  EXPECT_EQ(parse_npy_file_header(b.first(128), f.size(), "s3://b/k").shape,
+            (std::vector<int64_t>{3, 4}));
+  expect_error<DecodeError>([&] { npy_header_bytes(b.first(12), 100, "s3://b/k"); },
+                            {"'s3://b/k'", "needs 128 bytes but the file has 100"});
+  expect_error<DecodeError>([&] { parse_npy_file_header(b.first(128), 140, "s3://b/k"); },
+                            {"'s3://b/k'", "truncated", "ends at byte 140"});
+  expect_error<DecodeError>([&] { npy_header_bytes(b.first(0), 0, "s3://b/e"); },
+                            {"'s3://b/e'", "only 0 bytes"});
 }
 
 }  // namespace

@@ -18,6 +18,7 @@ namespace sluice {
 struct S3Client::Response {
   long status = 0;
   int64_t content_length = -1;  // HEAD answers
+  int64_t object_size = -1;     // from Content-Range ("bytes a-b/size") of ranged answers
   std::string body;             // error answers and listings
 };
 
@@ -97,6 +98,28 @@ size_t write_cb(char* p, size_t, size_t n, void* user) {
     s->data->insert(s->data->end(), p, p + n);
   } else if (s->body->size() < (size_t{64} << 20)) {
     s->body->append(p, n);
+  }
+  return n;
+}
+
+// Notes the object's size from a Content-Range header.
+size_t header_cb(char* p, size_t, size_t n, void* user) {
+  std::string_view line(p, n);
+  constexpr std::string_view kName = "content-range:";
+  if (line.size() > kName.size()) {
+    bool match = true;
+    for (size_t i = 0; i < kName.size() && match; ++i) {
+      match = std::tolower(static_cast<unsigned char>(line[i])) == kName[i];
+    }
+    size_t slash = line.find('/');
+    if (match && slash != std::string_view::npos) {
+      int64_t size = 0;
+      size_t i = slash + 1;
+      for (; i < line.size() && std::isdigit(static_cast<unsigned char>(line[i])); ++i) {
+        size = size * 10 + (line[i] - '0');
+      }
+      if (i > slash + 1) *static_cast<int64_t*>(user) = size;
+    }
   }
   return n;
 }
@@ -184,6 +207,8 @@ S3Client::Response S3Client::request(const std::string& what, const std::string&
     curl_easy_setopt(c, CURLOPT_HTTPHEADER, headers);
     curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, write_cb);
     curl_easy_setopt(c, CURLOPT_WRITEDATA, &sink);
+    curl_easy_setopt(c, CURLOPT_HEADERFUNCTION, header_cb);
+    curl_easy_setopt(c, CURLOPT_HEADERDATA, &r.object_size);
     curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
     curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS, config_.connect_timeout_ms);
     curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, config_.request_timeout_ms);
@@ -203,6 +228,13 @@ S3Client::Response S3Client::request(const std::string& what, const std::string&
     bool retry = false;
     if (code == CURLE_OK && (r.status / 100 == 2)) {
       return_connection(std::move(conn));
+      return r;
+    }
+    if (code == CURLE_OK && r.status == 416 && offset == 0 && out) {
+      // No byte 0 to give: the object is empty.
+      return_connection(std::move(conn));
+      out->clear();
+      r.object_size = 0;
       return r;
     }
     if (sink.too_large) {
@@ -249,14 +281,19 @@ S3Client::Response S3Client::request(const std::string& what, const std::string&
 }
 
 void S3Client::get(const S3Uri& uri, std::vector<uint8_t>& out, size_t max_size, uint64_t offset,
-                   int64_t length, const std::atomic<bool>* cancel) {
+                   int64_t length, const std::atomic<bool>* cancel, uint64_t* object_size) {
   SLUICE_CHECK(!uri.key.empty() && uri.key.back() != '/', InvalidArgument, "cannot read '",
                uri.str(), "': names a prefix, not an object");
   if (length == 0) {  // no byte range to ask for
     out.clear();
     return;
   }
-  request(uri.str(), object_url(uri.bucket, uri.key), &out, max_size, offset, length, cancel);
+  Response r =
+      request(uri.str(), object_url(uri.bucket, uri.key), &out, max_size, offset, length, cancel);
+  if (object_size) {
+    // A whole-object answer (200) has no Content-Range: its size is its body's.
+    *object_size = r.object_size >= 0 ? static_cast<uint64_t>(r.object_size) : offset + out.size();
+  }
 }
 
 uint64_t S3Client::size(const S3Uri& uri) {
@@ -304,7 +341,7 @@ static void no_curl(const std::string& what) {
                                    "and rebuild)"));
 }
 void S3Client::get(const S3Uri& uri, std::vector<uint8_t>&, size_t, uint64_t, int64_t,
-                   const std::atomic<bool>*) {
+                   const std::atomic<bool>*, uint64_t*) {
   no_curl(uri.str());
 }
 uint64_t S3Client::size(const S3Uri& uri) {
@@ -380,15 +417,18 @@ void S3Prefetcher::work() {
       queue_.pop_front();
     }
     std::vector<uint8_t> data;
+    uint64_t object_size = 0;
     std::exception_ptr error;
     try {
-      client_->get(S3Uri::parse(f->uri), data, max_size_, f->offset, f->length, &cancel_);
+      client_->get(S3Uri::parse(f->uri), data, max_size_, f->offset, f->length, &cancel_,
+                   &object_size);
     } catch (...) {
       error = std::current_exception();
     }
     {
       std::lock_guard<std::mutex> lock(f->mu);
       f->data = std::move(data);
+      f->object_size = object_size;
       f->error = error;
       f->done = true;
     }

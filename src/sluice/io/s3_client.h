@@ -79,9 +79,12 @@ class S3Client {
   // Reads the object `uri` (bytes [offset, offset + length) when length >= 0) into `out`.
   // IOError naming the object when it is missing, forbidden, larger than `max_size`, or cannot be
   // read after the retries. Once `*cancel` is set (when given), the request in progress and its
-  // retries stop at once with Cancelled.
+  // retries stop at once with Cancelled. A range reaching past the end gives the bytes up to it
+  // (a range from 0 of an empty object gives none). `object_size` (when given) receives the
+  // whole object's size (not for length 0, which asks for nothing).
   void get(const S3Uri& uri, std::vector<uint8_t>& out, size_t max_size, uint64_t offset = 0,
-           int64_t length = -1, const std::atomic<bool>* cancel = nullptr);
+           int64_t length = -1, const std::atomic<bool>* cancel = nullptr,
+           uint64_t* object_size = nullptr);
 
   // The size of the object `uri` (a HEAD request); IOError naming it when it cannot be had.
   uint64_t size(const S3Uri& uri);
@@ -149,6 +152,7 @@ struct S3Prefetcher::Fetch {
   std::condition_variable cv;
   bool done = false;
   std::vector<uint8_t> data;
+  uint64_t object_size = 0;  // the whole object's size
   std::exception_ptr error;
 };
 

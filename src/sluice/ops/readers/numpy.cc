@@ -1,20 +1,24 @@
 // readers.numpy: .npy files (io/npy_header.h), whole or a region of interest, read with pread of
-// the region's bytes only (io/npy_file.h). Fortran-order arrays come out in C order, as DALI
-// gives them; the region is given in the output's (C-order) coordinates.
+// the region's bytes only (io/npy_file.h), or from object storage (io/npy_object.h) with the
+// batch's reads in flight together and the next batch's started ahead. Fortran-order arrays come
+// out in C order, as DALI gives them; the region is given in the output's (C-order) coordinates.
 
 #include <algorithm>
 #include <cctype>
 #include <cmath>
 #include <cstring>
+#include <functional>
 #include <limits>
 #include <memory>
 #include <optional>
 #include <unordered_map>
 
+#include "sluice/core/env.h"
 #include "sluice/core/mutex.h"
 #include "sluice/graph/schema_registry.h"
 #include "sluice/io/npy_dataset.h"
 #include "sluice/io/npy_file.h"
+#include "sluice/io/npy_object.h"
 #include "sluice/kernels/common/dali_convert.h"
 #include "sluice/kernels/slice/strided_copy.h"
 #include "sluice/ops/generic/axes_args.h"
@@ -123,17 +127,34 @@ class NumpyReader : public Reader {
     dataset_ = list_npy_dataset(o);
     plan(ctx, dataset_.size());
     scratch_.resize(std::max(ctx.num_slots, 1));
+    for (const FileEntry& e : dataset_.entries) {
+      if (is_s3_uri(e.path)) {
+        // A batch in flight and the next one behind it, as readers.file.
+        remote_ = std::make_unique<NpyObjectReader>(
+            env_int("SLUICE_S3_CONNECTIONS", std::clamp(2 * ctx.max_batch_size, 32, 256), 1, 1024));
+        break;
+      }
+    }
   }
 
   void run(Workspace& ws) override {
     const int n = ws.batch_size();
     headers_.resize(n);
     files_.resize(n);
+    objects_.assign(n, nullptr);
     regions_.resize(n);
+    if (remote_) start_objects(ws);
     ws.for_each_sample([&](int i, int) {
-      const std::string& path = dataset_.entries[ws.batch().samples[i].id].path;
-      files_[i] = std::make_unique<ReadableFile>(path, std::numeric_limits<size_t>::max());
-      headers_[i] = header_of(ws.batch().samples[i].id, *files_[i]);
+      const int64_t id = ws.batch().samples[i].id;
+      if (objects_[i]) {
+        const NpyObjectHeader& h = objects_[i]->header();
+        headers_[i] = h.header;
+        if (cache_headers_ && has_roi_) remember(id, h);
+        return;
+      }
+      files_[i] =
+          std::make_unique<ReadableFile>(path_of(ws, i), std::numeric_limits<size_t>::max());
+      headers_[i] = header_of(id, *files_[i]);
     });
     const NpyHeader& h0 = headers_[0];
     std::vector<Shape> shapes(n);
@@ -142,25 +163,39 @@ class NumpyReader : public Reader {
       SLUICE_CHECK(h.shape.size() == h0.shape.size(), InvalidArgument,
                    "Inconsistent data: All samples in the batch must have the same number of "
                    "dimensions. Got \"",
-                   files_[0]->path(), "\" with ", h0.shape.size(), " dimensions and \"",
-                   files_[i]->path(), "\" with ", h.shape.size(), " dimensions");
+                   path_of(ws, 0), "\" with ", h0.shape.size(), " dimensions and \"",
+                   path_of(ws, i), "\" with ", h.shape.size(), " dimensions");
       SLUICE_CHECK(h.dtype == h0.dtype, InvalidArgument,
                    "Inconsistent data: All samples in the batch must have the same data type. "
                    "Got \"",
-                   files_[0]->path(), "\" with data type ", dali_type_name(h0.dtype), " and \"",
-                   files_[i]->path(), "\" with data type ", dali_type_name(h.dtype));
+                   path_of(ws, 0), "\" with data type ", dali_type_name(h0.dtype), " and \"",
+                   path_of(ws, i), "\" with data type ", dali_type_name(h.dtype));
       try {
         regions_[i] = region_of(ws, i, h.shape);
       } catch (const Error&) {
         rethrow_with_context(std::current_exception(), ws.sample_context(i));
       }
       shapes[i] = regions_[i].shape;
+      if (objects_[i] && volume(regions_[i].in_shape) > 0) {
+        Shape anchor, shape;
+        storage_box(h, regions_[i], anchor, shape);
+        objects_[i]->start_box(anchor, shape);
+      }
     }
     TensorList& out = ws.output(0);
     out.resize(std::move(shapes), h0.dtype);
     ws.for_each_sample([&](int i, int thread) {
-      read_sample(*files_[i], headers_[i], regions_[i], out.raw_sample(i), scratch_[thread]);
+      Scratch& s = scratch_[thread];
+      auto read_box = [&](const Shape& anchor, const Shape& shape, void* dst) {
+        if (objects_[i]) {
+          objects_[i]->read_box(anchor, shape, dst, s.io);
+        } else {
+          read_npy_box(*files_[i], npy_layout(headers_[i]), anchor, shape, dst, s.io);
+        }
+      };
+      read_sample(path_of(ws, i), headers_[i], regions_[i], out.raw_sample(i), s, read_box);
       files_[i].reset();
+      objects_[i].reset();
     });
     if (read_ahead()) sluice::read_ahead(dataset_, next_batch_indices());
   }
@@ -169,21 +204,96 @@ class NumpyReader : public Reader {
   struct Scratch {
     std::vector<uint8_t> io, box, transposed;
   };
+  using BoxReader = std::function<void(const Shape& anchor, const Shape& shape, void* dst)>;
 
   std::string sample_source(int64_t index) const override { return dataset_.entries[index].path; }
+  const std::string& path_of(Workspace& ws, int i) const {
+    return dataset_.entries[ws.batch().samples[i].id].path;
+  }
+
+  // The batch's objects: requested while the previous batch was read, or now; then the next
+  // batch's are requested, so that their round trips overlap the rest of the pipeline. Each
+  // sample has its own object (a sample read twice shares the fetch of its first bytes).
+  void start_objects(Workspace& ws) {
+    const bool whole = !has_roi_;
+    auto start = [&](int64_t id) {
+      std::optional<NpyObjectHeader> known;
+      if (cache_headers_ && !whole) {
+        MutexLock lock(cache_mutex_);
+        auto it = cache_.find(id);
+        if (it != cache_.end()) known = it->second;
+      }
+      return remote_->start(dataset_.entries[id].path, whole, known);
+    };
+    std::unordered_map<int64_t, std::shared_ptr<NpyObject>> now;
+    for (int i = 0; i < ws.batch_size(); ++i) {
+      const int64_t id = ws.batch().samples[i].id;
+      if (!is_s3_uri(dataset_.entries[id].path)) continue;
+      auto& o = now[id];
+      if (o) {
+        objects_[i] = std::make_shared<NpyObject>(*o);
+        continue;
+      }
+      auto it = ahead_.find(id);
+      o = it != ahead_.end() ? it->second : start(id);
+      objects_[i] = o;
+    }
+    ahead_.clear();
+    for (int64_t id : next_batch_indices()) {
+      if (id < 0 || id >= dataset_.size() || !is_s3_uri(dataset_.entries[id].path) ||
+          ahead_.count(id)) {
+        continue;
+      }
+      auto it = now.find(id);
+      auto& o = ahead_[id];
+      o = it != now.end() ? std::make_shared<NpyObject>(*it->second) : start(id);
+      if (o->has_header()) start_constant_region(ws, *o);
+    }
+  }
+
+  // With cached headers and regions that are no argument inputs, the next batch's regions are
+  // known now: their reads start ahead too. An error is left to the batch's own reading.
+  void start_constant_region(Workspace& ws, NpyObject& o) {
+    for (const char* a :
+         {"roi_start", "rel_roi_start", "roi_end", "rel_roi_end", "roi_shape", "rel_roi_shape"}) {
+      if (ws.arg_input(a) != nullptr) return;
+    }
+    try {
+      const NpyHeader& h = o.header().header;
+      const Region r = region_of(ws, 0, h.shape);
+      if (volume(r.in_shape) == 0) return;
+      Shape anchor, shape;
+      storage_box(h, r, anchor, shape);
+      o.start_box(anchor, shape);
+    } catch (const Error&) {
+    }
+  }
+
+  void remember(int64_t index, const NpyObjectHeader& h) {
+    MutexLock lock(cache_mutex_);
+    cache_.emplace(index, h);
+  }
 
   NpyHeader header_of(int64_t index, const ReadableFile& file) {
     if (cache_headers_) {
       MutexLock lock(cache_mutex_);
       auto it = cache_.find(index);
-      if (it != cache_.end()) return it->second;
+      if (it != cache_.end()) return it->second.header;
     }
     NpyHeader h = read_npy_header(file);
-    if (cache_headers_) {
-      MutexLock lock(cache_mutex_);
-      cache_.emplace(index, h);
-    }
+    if (cache_headers_) remember(index, {h, file.size()});
     return h;
+  }
+
+  // The part of region `r` inside the array, in storage order: numpy's dimensions reversed for
+  // Fortran order.
+  static void storage_box(const NpyHeader& h, const Region& r, Shape& anchor, Shape& shape) {
+    anchor = r.in_anchor;
+    shape = r.in_shape;
+    if (h.fortran_order) {
+      std::reverse(anchor.begin(), anchor.end());
+      std::reverse(shape.begin(), shape.end());
+    }
   }
 
   // The ROI arguments of sample i over `dims` (numpy's shape), rounded and checked as DALI.
@@ -272,27 +382,23 @@ class NumpyReader : public Reader {
     return r;
   }
 
-  void read_sample(const ReadableFile& file, const NpyHeader& h, const Region& r, void* out,
-                   Scratch& s) const {
+  void read_sample(const std::string& path, const NpyHeader& h, const Region& r, void* out,
+                   Scratch& s, const BoxReader& read_box) const {
     const NpyLayout layout = npy_layout(h);
     const size_t elem = layout.element_size;
     const int nd = static_cast<int>(r.shape.size());
     const bool empty_inside = volume(r.in_shape) == 0;
     if (r.padded) fill(out, volume(r.shape), h.dtype);
     if (empty_inside) return;
-    // The box in storage order: numpy's dimensions reversed for Fortran order.
-    Shape box_anchor = r.in_anchor, box_shape = r.in_shape;
-    if (h.fortran_order) {
-      std::reverse(box_anchor.begin(), box_anchor.end());
-      std::reverse(box_shape.begin(), box_shape.end());
-    }
+    Shape box_anchor, box_shape;
+    storage_box(h, r, box_anchor, box_shape);
     const size_t box_bytes = static_cast<size_t>(volume(box_shape)) * elem;
     void* box = out;
     if (r.padded || h.fortran_order) {
       if (s.box.size() < box_bytes) s.box.resize(box_bytes);
       box = s.box.data();
     }
-    read_npy_box(file, layout, box_anchor, box_shape, box, s.io);
+    read_box(box_anchor, box_shape, box);
     const void* dense = box;  // the inside part, dense, in output order
     if (h.fortran_order) {
       void* dst = out;
@@ -304,7 +410,7 @@ class NumpyReader : public Reader {
       for (int d = 0; d < nd; ++d) perm[d] = nd - 1 - d;
       kernels::StridedCopyDesc desc;
       if (!kernels::describe_permuted_copy(desc, dst, box, elem, box_shape, perm)) {
-        throw NotImplemented(make_string("'", file.path(), "': a Fortran-order array of ", nd,
+        throw NotImplemented(make_string("'", path, "': a Fortran-order array of ", nd,
                                          " dimensions is beyond the transposition limit"));
       }
       kernels::strided_copy_cpu(desc, elem);
@@ -359,9 +465,12 @@ class NumpyReader : public Reader {
   float fill_value_ = 0;
   bool cache_headers_ = false;
   Mutex cache_mutex_;
-  std::unordered_map<int64_t, NpyHeader> cache_ SLUICE_GUARDED_BY(cache_mutex_);
+  std::unordered_map<int64_t, NpyObjectHeader> cache_ SLUICE_GUARDED_BY(cache_mutex_);
   std::vector<NpyHeader> headers_;
   std::vector<std::unique_ptr<ReadableFile>> files_;
+  std::unique_ptr<NpyObjectReader> remote_;          // set when some entry is an s3:// URI
+  std::vector<std::shared_ptr<NpyObject>> objects_;  // per sample of the batch, when remote
+  std::unordered_map<int64_t, std::shared_ptr<NpyObject>> ahead_;  // the next batch's
   std::vector<Region> regions_;
   std::vector<Scratch> scratch_;
 };
