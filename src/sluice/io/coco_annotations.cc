@@ -20,9 +20,10 @@ namespace sluice {
 namespace {
 
 using Value = rapidjson::Value;
-// Exact doubles (as strtod), and no recursion however deep the nesting.
-constexpr unsigned kParseFlags =
-    rapidjson::kParseFullPrecisionFlag | rapidjson::kParseIterativeFlag;
+// No recursion however deep the nesting. Numbers in RapidJSON's normal precision (within a few
+// units in the last place of a double, so the same float almost always): its full-precision
+// path in 1.1.0 counts the leading zeros of zero for a zero with an exponent ("0e96").
+constexpr unsigned kParseFlags = rapidjson::kParseIterativeFlag;
 
 struct ImageInfo {
   std::string file_name;
