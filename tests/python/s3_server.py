@@ -2,6 +2,7 @@
 in front of it that adds latency, drops connections or answers 503 SlowDown."""
 
 import contextlib
+import gc
 import os
 import select
 import shutil
@@ -74,6 +75,40 @@ def use_endpoint(monkeypatch, endpoint, access_key=ACCESS_KEY, secret_key=SECRET
     monkeypatch.setenv("AWS_ACCESS_KEY_ID", access_key)
     monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", secret_key)
     monkeypatch.setenv("AWS_REGION", "us-east-1")
+
+
+def serve_for_module(bucket=None):
+    """The body of a module-scoped fixture: a moto server on loopback, with `bucket` made."""
+    with moto_server() as endpoint:
+        if bucket:
+            boto3_client(endpoint).create_bucket(Bucket=bucket)
+        yield endpoint
+
+
+def sluice_endpoint(monkeypatch, endpoint):
+    """The body of a test's fixture: Sluice's S3 client aimed at `endpoint`, 20 s timeouts; skips
+    when this build of Sluice has no S3 support. The client reads the environment anew in each
+    test, once the previous test's pipelines are gone."""
+    from sluice import fn, pipeline_def
+
+    use_endpoint(monkeypatch, endpoint)
+    monkeypatch.setenv("SLUICE_S3_TIMEOUT_S", "20")
+
+    @pipeline_def(batch_size=1, num_threads=1, device_id=None)
+    def probe():
+        return fn.readers.file(files=["s3://no-bucket/key"])[0]
+
+    try:
+        pipe = probe()
+        pipe.build()
+        pipe.run()
+    except Exception as e:  # noqa: BLE001 - only the missing library skips
+        if "no S3 support" in str(e):
+            pytest.skip("this build of Sluice has no S3 support (libcurl4-openssl-dev)")
+    pipe = None
+    gc.collect()
+    yield endpoint
+    gc.collect()
 
 
 SLOW_DOWN = (b"HTTP/1.1 503 Slow Down\r\nContent-Type: application/xml\r\nConnection: close\r\n"

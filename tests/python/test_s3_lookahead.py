@@ -14,7 +14,7 @@ import time
 import numpy as np
 import pytest
 
-from s3_server import Proxy, boto3_client, moto_server, use_endpoint
+from s3_server import Proxy, boto3_client, serve_for_module, sluice_endpoint
 from sluice import fn, pipeline_def
 
 BUCKET = "ahead"
@@ -22,23 +22,12 @@ BUCKET = "ahead"
 
 @pytest.fixture(scope="module")
 def server():
-    with moto_server() as endpoint:
-        boto3_client(endpoint).create_bucket(Bucket=BUCKET)
-        yield endpoint
+    yield from serve_for_module(BUCKET)
 
 
 @pytest.fixture
 def endpoint(server, monkeypatch):
-    use_endpoint(monkeypatch, server)
-    monkeypatch.setenv("SLUICE_S3_TIMEOUT_S", "20")
-    try:
-        read(files=["s3://no-bucket/key"], batch_size=1, batches=1)
-    except Exception as e:  # noqa: BLE001 - only the missing library skips
-        if "no S3 support" in str(e):
-            pytest.skip("this build of Sluice has no S3 support (libcurl4-openssl-dev)")
-    gc.collect()
-    yield server
-    gc.collect()  # the next test's client reads the environment anew
+    yield from sluice_endpoint(monkeypatch, server)
 
 
 def make_objects(server, root, prefix, count, size=(0, 300), seed=0):

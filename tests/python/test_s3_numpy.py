@@ -12,7 +12,7 @@ import sys
 import numpy as np
 import pytest
 
-from s3_server import Proxy, boto3_client, moto_server, use_endpoint
+from s3_server import Proxy, boto3_client, serve_for_module, sluice_endpoint
 
 sys.path.insert(0, str(pathlib.Path(__file__).parent / "ops"))
 from reader_reference import read  # noqa: E402
@@ -23,21 +23,12 @@ BUCKET = "arrays"
 
 @pytest.fixture(scope="module")
 def server():
-    with moto_server() as endpoint:
-        boto3_client(endpoint).create_bucket(Bucket=BUCKET)
-        yield endpoint
+    yield from serve_for_module(BUCKET)
 
 
 @pytest.fixture
 def endpoint(server, monkeypatch):
-    use_endpoint(monkeypatch, server)
-    monkeypatch.setenv("SLUICE_S3_TIMEOUT_S", "20")
-    probe = read("numpy", {"files": ["s3://no-bucket/key.npy"]}, 1)
-    if probe["error"] and "no S3 support" in probe["error"][1]:
-        pytest.skip("this build of Sluice has no S3 support (libcurl4-openssl-dev)")
-    gc.collect()
-    yield server
-    gc.collect()  # the next test's client reads the environment anew
+    yield from sluice_endpoint(monkeypatch, server)
 
 
 def upload(server, root, prefix):

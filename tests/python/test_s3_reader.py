@@ -11,7 +11,8 @@ import numpy as np
 import pytest
 
 import s3_server
-from s3_server import Proxy, boto3_client, moto_server, use_endpoint
+from s3_server import (Proxy, boto3_client, moto_server, serve_for_module,
+                       sluice_endpoint, use_endpoint)
 from sluice import fn, pipeline_def
 
 BUCKET = "data"
@@ -19,22 +20,12 @@ BUCKET = "data"
 
 @pytest.fixture(scope="module")
 def server():
-    with moto_server() as endpoint:
-        yield endpoint
+    yield from serve_for_module()
 
 
 @pytest.fixture
 def endpoint(server, monkeypatch):
-    use_endpoint(monkeypatch, server)
-    monkeypatch.setenv("SLUICE_S3_TIMEOUT_S", "20")
-    try:
-        read_all(files=["s3://no-bucket/key"], batch_size=1)
-    except Exception as e:  # noqa: BLE001 - only the missing library skips
-        if "no S3 support" in str(e):
-            pytest.skip("this build of Sluice has no S3 support (libcurl4-openssl-dev)")
-    gc.collect()
-    yield server
-    gc.collect()  # the next test's client reads the environment anew
+    yield from sluice_endpoint(monkeypatch, server)
 
 
 def make_tree(root, classes, per_class, seed=0):
