@@ -93,7 +93,9 @@ def test_on_error_skip_replaces_bad_samples_and_counts_them(shared_data):
     bad = shared_data / "bad" / "generated" / "truncated_baseline_at_50pct.jpg"
     files = [str(good[0]), str(bad), str(good[1]), str(bad), str(good[2])]
 
-    @pipeline_def(batch_size=5, num_threads=2, device_id=None)
+    # Not pipelined: the statistics count only the one iteration run.
+    @pipeline_def(batch_size=5, num_threads=2, device_id=None, exec_pipelined=False,
+                  exec_async=False)
     def p():
         data, label = fn.readers.file(files=files, labels=[0, 1, 2, 3, 4],
                                       allow_paths_outside_root=True)
