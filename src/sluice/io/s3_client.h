@@ -18,6 +18,7 @@
 // Thread safety: S3Client is safe to share between threads (each request takes a connection from
 // a small pool, so connections are reused).
 
+#include <algorithm>
 #include <atomic>
 #include <condition_variable>
 #include <cstdint>
@@ -30,6 +31,8 @@
 #include <string_view>
 #include <thread>
 #include <vector>
+
+#include "sluice/core/env.h"
 
 namespace sluice {
 
@@ -114,6 +117,12 @@ class S3Client {
   std::vector<std::unique_ptr<Connection>> idle_;  // guarded by mu_
   std::atomic<int64_t> retries_{0};
 };
+
+// The connections of a reader's prefetcher: SLUICE_S3_CONNECTIONS, by default two batches'
+// objects in flight, 32 to 256 (each is a mostly sleeping thread).
+inline int s3_connections(int batch_size) {
+  return env_int("SLUICE_S3_CONNECTIONS", std::clamp(2 * batch_size, 32, 256), 1, 1024);
+}
 
 // Reads objects ahead on a few threads with a connection each, so that many objects are in flight
 // and round trips overlap: fetch() starts a read (or joins one in progress) and returns a handle;

@@ -81,10 +81,8 @@ class FileReader : public Reader {
     max_file_size_ = static_cast<size_t>(spec_.arg<int64_t>("max_file_size"));
     for (const FileEntry& e : dataset_.entries) {
       if (is_s3_uri(e.path)) {
-        // Two batches' objects in flight, at most 256 connections by default: each is a mostly
-        // sleeping thread.
         const int batch = ctx.max_batch_size;
-        int connections = env_int("SLUICE_S3_CONNECTIONS", std::clamp(2 * batch, 32, 256), 1, 1024);
+        const int connections = s3_connections(batch);
         prefetcher_ =
             std::make_unique<S3Prefetcher>(S3Client::shared(), connections, max_file_size_);
         // Enough batches ahead to give every connection an object, and one more.

@@ -13,7 +13,6 @@
 #include <optional>
 #include <unordered_map>
 
-#include "sluice/core/env.h"
 #include "sluice/core/mutex.h"
 #include "sluice/graph/schema_registry.h"
 #include "sluice/io/npy_dataset.h"
@@ -130,8 +129,7 @@ class NumpyReader : public Reader {
     for (const FileEntry& e : dataset_.entries) {
       if (is_s3_uri(e.path)) {
         // A batch in flight and the next one behind it, as readers.file.
-        remote_ = std::make_unique<NpyObjectReader>(
-            env_int("SLUICE_S3_CONNECTIONS", std::clamp(2 * ctx.max_batch_size, 32, 256), 1, 1024));
+        remote_ = std::make_unique<NpyObjectReader>(s3_connections(ctx.max_batch_size));
         break;
       }
     }
