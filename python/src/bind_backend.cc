@@ -34,6 +34,7 @@ void register_backend(nb::module_& m) {
     d["host_shrink_threshold"] = p.host_shrink_threshold;
     d["host_growth_factor"] = p.host_growth_factor;
     d["device_growth_factor"] = p.device_growth_factor;
+    d["regrowth_factor"] = p.regrowth_factor;
     return d;
   });
   m.def(

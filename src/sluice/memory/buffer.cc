@@ -79,6 +79,7 @@ void Buffer::resize(size_t bytes) {
   BufferPolicy p = buffer_policy();
   if (bytes > capacity_) {
     double factor = kind_ == MemoryKind::kDevice ? p.device_growth_factor : p.host_growth_factor;
+    if (kind_ != MemoryKind::kHost && capacity_ > 0) factor = std::max(factor, p.regrowth_factor);
     reallocate(static_cast<size_t>(std::ceil(static_cast<double>(bytes) * factor)));
   } else if (kind_ == MemoryKind::kHost && capacity_ > min_capacity_ &&
              static_cast<double>(bytes) <

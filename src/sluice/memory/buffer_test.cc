@@ -8,9 +8,9 @@
 #include <cstring>
 #include <vector>
 
-#include "sluice/memory/tensor_list.h"
 #include "sluice/memory/buffer_policy.h"
 #include "sluice/memory/memory_resource.h"
+#include "sluice/memory/tensor_list.h"
 
 namespace sluice {
 namespace {
@@ -38,6 +38,20 @@ TEST(Buffer, HostShrinksBelowThresholdAndGrowsByFactor) {
   EXPECT_EQ(b.capacity(), 100u);
   set_host_buffer_shrink_threshold(0.9);
   set_host_buffer_growth_factor(1.0);
+}
+
+// A pinned buffer keeps its first size exactly; growing again, it takes the regrowth factor more,
+// so that the next slightly larger batch fits without another allocation.
+TEST(Buffer, PinnedBufferGrowingAgainTakesHeadroom) {
+  Buffer b(MemoryKind::kPinned);
+  b.resize(1000);
+  EXPECT_EQ(b.capacity(), 1000u);
+  b.resize(2000);
+  EXPECT_EQ(b.capacity(), static_cast<size_t>(2000 * buffer_policy().regrowth_factor));
+  const void* data = b.data();
+  b.resize(2100);
+  EXPECT_EQ(b.data(), data);
+  EXPECT_EQ(b.size(), 2100u);
 }
 
 // How many of the first `bytes` of `p` are in resident pages (mincore).

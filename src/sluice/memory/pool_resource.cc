@@ -1,7 +1,11 @@
 #include "sluice/memory/pool_resource.h"
 
-#include <algorithm>
+#include <pthread.h>
 
+#include <algorithm>
+#include <cstdio>
+
+#include "sluice/core/env.h"
 #include "sluice/core/error.h"
 
 namespace sluice {
@@ -9,6 +13,13 @@ namespace {
 
 size_t round_up(size_t x, size_t m) {
   return (x + m - 1) / m * m;
+}
+
+// SLUICE_LOG_POOL_GROWTH=1 prints each upstream allocation with the thread that asked: which
+// buffers still grow after warm-up (the stage threads and pool workers are named).
+bool log_growth() {
+  static const bool on = env_int("SLUICE_LOG_POOL_GROWTH", 0, 0, 1) != 0;
+  return on;
 }
 
 }  // namespace
@@ -171,6 +182,13 @@ bool PoolResource::grow_locked(size_t size) {
   stats_.reserved += seg;
   stats_.peak_reserved = std::max(stats_.peak_reserved, stats_.reserved);
   ++stats_.upstream_allocations;
+  if (log_growth()) {
+    char thread[16] = "?";
+    pthread_getname_np(pthread_self(), thread, sizeof(thread));
+    std::fprintf(stderr, "sluice: %s pool +%zu bytes for %zu (reserved %zu, in use %zu), %s\n",
+                 std::string(memory_kind_name(kind_)).c_str(), seg, size, stats_.reserved,
+                 stats_.allocated, thread);
+  }
   return true;
 }
 
