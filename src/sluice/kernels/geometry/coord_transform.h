@@ -33,6 +33,16 @@ SLUICE_HOST_DEVICE inline Out round_sat(float v) {
   if constexpr (std::is_same_v<Out, float>) {
     return v;
   } else {
+#ifdef __CUDA_ARCH__
+    if constexpr (std::is_same_v<Out, uint8_t>) {
+      // The same value in two additions: v clamped (fmaxf drops a NaN: 0) plus 0.5 rounded toward
+      // zero keeps floor(v + 0.5), and adding 2^23 toward zero leaves that floor in the low bits.
+      // roundf, the compares and the conversion cost the affine warps 17% of their time at 1080p.
+      v = fminf(fmaxf(v, 0.0f), 255.0f);
+      return static_cast<uint8_t>(__float_as_uint(__fadd_rz(__fadd_rz(v, 0.5f), 8388608.0f)) -
+                                  0x4B000000u);
+    }
+#endif
     if (!(v == v)) return Out{0};
     constexpr float lo = static_cast<float>(std::numeric_limits<Out>::lowest());
     constexpr float hi = static_cast<float>(std::numeric_limits<Out>::max());

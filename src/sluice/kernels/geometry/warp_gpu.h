@@ -12,10 +12,11 @@
 
 namespace sluice::kernels {
 
-// `samples`: device memory with `num_samples` descriptors of at most `max_pixels` output pixels.
+// `samples`: device memory with `num_samples` descriptors of outputs at most `max_h` rows and
+// `max_w` columns.
 // `channels`: the samples' channel count when they all have the same (1 and 3 get kernels of
 // their own), else 0. Throws InvalidArgument for unsupported types, CudaError on CUDA failures.
-void warp_gpu(const WarpSample* samples, int num_samples, int64_t max_pixels, int channels,
-              DType in_type, DType out_type, void* stream);
+void warp_gpu(const WarpSample* samples, int num_samples, int64_t max_h, int64_t max_w,
+              int channels, DType in_type, DType out_type, void* stream);
 
 }  // namespace sluice::kernels

@@ -47,19 +47,20 @@ void check_types(DType in_type, DType out_type, std::mt19937& gen, int channels 
   }
   DeviceBuffer d_in(in_bytes), d_out(out_bytes), d_desc(n * sizeof(WarpSample));
   cuda::Stream stream(0);
-  int64_t max_pixels = 0;
+  int64_t max_h = 0, max_w = 0;
   std::vector<WarpSample> dev = samples;
   for (int i = 0; i < n; ++i) {
     cuda::memcpy_async(d_in.bytes() + in_off[i], in[i].data(), in[i].size() * sizeof(In),
                        stream.get());
     dev[i].in = d_in.bytes() + in_off[i];
     dev[i].out = d_out.bytes() + out_off[i];
-    max_pixels = std::max(max_pixels, samples[i].out_h * samples[i].out_w);
+    max_h = std::max(max_h, samples[i].out_h);
+    max_w = std::max(max_w, samples[i].out_w);
   }
   cuda::memset_async(d_out.get(), 0xAB, out_bytes, stream.get());
   cuda::memcpy_async(d_desc.get(), dev.data(), n * sizeof(WarpSample), stream.get());
-  warp_gpu(static_cast<const WarpSample*>(d_desc.get()), n, max_pixels, channels, in_type, out_type,
-           stream.get());
+  warp_gpu(static_cast<const WarpSample*>(d_desc.get()), n, max_h, max_w, channels, in_type,
+           out_type, stream.get());
   const auto host = gpu_test::download(d_out.get(), out_bytes, stream.get());
   for (int i = 0; i < n; ++i) {
     WarpSample s = samples[i];

@@ -8,14 +8,15 @@ namespace sluice {
 void WarpOpGpu::run(Workspace& ws) {
   TensorList& out = ws.output(0);
   auto plans = warp_batch(ws, out, [&](auto& p) { plan(ws, p); });
-  int64_t max_pixels = 0;
+  int64_t max_h = 0, max_w = 0;
   int channels = plans.empty() ? 0 : plans[0].channels;
   for (const auto& p : plans) {
-    max_pixels = std::max(max_pixels, p.out_h * p.out_w);
+    max_h = std::max(max_h, p.out_h);
+    max_w = std::max(max_w, p.out_w);
     if (p.channels != channels) channels = 0;
   }
-  kernels::warp_gpu(upload_->upload(plans, ws.stream()), static_cast<int>(plans.size()), max_pixels,
-                    channels, ws.input(0).dtype(), out.dtype(), ws.stream());
+  kernels::warp_gpu(upload_->upload(plans, ws.stream()), static_cast<int>(plans.size()), max_h,
+                    max_w, channels, ws.input(0).dtype(), out.dtype(), ws.stream());
 }
 
 }  // namespace sluice
