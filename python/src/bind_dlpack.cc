@@ -13,6 +13,7 @@
 #include "bindings.h"
 #include "dlpack.h"
 #include "sluice/core/error.h"
+#include "sluice/cuda/consumer_load.h"
 
 namespace sluice::python {
 namespace {
@@ -119,6 +120,13 @@ nb::object export_dlpack(const View& v, const std::shared_ptr<Outputs>& owner, n
       ctx->consumer = reinterpret_cast<cuda::StreamHandle>(static_cast<intptr_t>(s));
       if (owner && owner->ready) {
         try {
+          // Once per batch, before the consumer's stream waits for it (consumer_load.h). The GIL
+          // guards `probed`; a batch freed and another allocated at its address skips one probe.
+          static const Outputs* probed = nullptr;
+          if (owner.get() != probed) {
+            probed = owner.get();
+            cuda::probe_consumer_stream(v.device, ctx->consumer);
+          }
           cuda::stream_wait_event(ctx->consumer, owner->ready->get());
         } catch (...) {
           delete ctx;

@@ -157,3 +157,47 @@ def test_rest_decoder_auto(shared_data, threads):
     else:
         assert stats["hybrid_decoded"] == stats["gpu_hybrid_decoded"] == 0
         assert stats["cpu_decoded"] > stats["cpu_fallback"]
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("load", [None, 0.7])
+def test_balanced_share_makes_way_for_a_busy_consumer(shared_data, load):
+    """Note [A busy consumer]: while the consumer's stream still runs queued work whenever it takes
+    a batch (a model that is the bottleneck), a balanced share leaves the hardware decoder out and
+    the CPU codec decodes whole batches; once the consumer waits with an idle GPU, the hardware
+    decodes again. A share given as hw_decoder_load stays as given."""
+    torch = pytest.importorskip("torch")
+    arrays = [np.frombuffer(p.read_bytes(), np.uint8) for p in cpu_decodable(jpegs(shared_data))]
+
+    @pipeline_def(batch_size=len(arrays), num_threads=4, device_id=0, seed=9)
+    def pipe():
+        return fn.decoders.image_random_crop(
+            fn.external_source(lambda: arrays), device="mixed", seed=5, name="Decoder",
+            rest_decoder="cpu", **({} if load is None else {"hw_decoder_load": load}))
+
+    p = pipe()
+    run_until_hardware_ready(p)
+
+    def take(batches, busy):
+        for _ in range(batches):
+            if busy:
+                torch.cuda._sleep(20_000_000)  # about 10 ms of queued work on the current stream
+            torch.from_dlpack(p.run()[0][0])  # the DLPack hand-over probes the stream
+            if not busy:
+                torch.cuda.synchronize()
+
+    def stats():
+        s = p.executor_statistics()["Decoder"]
+        return s["hardware_decoded"], s["hardware_paused_batches"]
+
+    take(16, busy=True)
+    hw, paused = stats()
+    take(8, busy=True)
+    if load is None:
+        assert paused > 0 and stats() == (hw, paused + 8)
+    else:
+        assert paused == 0 and stats()[0] > hw
+    take(16, busy=False)  # and leave the probes idle for the tests after this one
+    hw, paused = stats()
+    take(4, busy=False)
+    assert stats()[0] > hw and stats()[1] == paused

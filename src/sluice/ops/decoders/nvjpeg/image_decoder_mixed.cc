@@ -15,6 +15,7 @@
 
 #include "sluice/codecs/jpeg_structure.h"
 #include "sluice/codecs/nvjpeg/nvjpeg_decoder.h"
+#include "sluice/cuda/consumer_load.h"
 #include "sluice/kernels/crop/crop_gpu.h"
 #include "sluice/memory/param_upload.h"
 #include "sluice/ops/decoders/decoder_policy.h"
@@ -39,6 +40,8 @@ class ImageDecoderMixed : public ImageDecoderBase {
         rest == "cpu" || (rest == "auto" && ctx.num_threads >= kRestDecoderCpuMinThreads);
     // Note [Balancing the hardware share]: a share the user gives stays fixed, as in DALI.
     o.balance_hw_load = rest_on_cpu_ && !spec_.has_arg("hw_decoder_load");
+    make_way_for_consumer_ = o.balance_hw_load;
+    device_ = ctx.device_id;
     o.hybrid_huffman_threshold = spec_.arg<int64_t>("hybrid_huffman_threshold");
     o.device_memory_padding = static_cast<size_t>(spec_.arg<int64_t>("device_memory_padding"));
     o.host_memory_padding = static_cast<size_t>(spec_.arg<int64_t>("host_memory_padding"));
@@ -89,6 +92,7 @@ class ImageDecoderMixed : public ImageDecoderBase {
               {"cpu_decoded", fallback_count_.load() + host_count_.load()},
               {"cpu_fallback", fallback_count_.load()},
               {"hardware_batch_failures", s.hardware_batch_failures},
+              {"hardware_paused_batches", paused_count_.load()},
               {"last_hardware_failure", s.last_hardware_failure},
               {"nvjpeg_parse_ms", s.parse_ms},
               {"nvjpeg_decode_ms", s.decode_ms},
@@ -155,8 +159,11 @@ class ImageDecoderMixed : public ImageDecoderBase {
     const DecodeBatch& d = b.decode;
     size_t raw_bytes = 0;
     // rest_decoder="cpu" without a hardware share leaves nvJPEG nothing: the CPU codec takes
-    // the whole batch, in order, so that its copies up merge (finish_cpu).
-    b.all_on_cpu = rest_on_cpu_ && !decoder_->hardware_enabled();
+    // the whole batch, in order, so that its copies up merge (finish_cpu). So does a balanced
+    // share while the consumer keeps the device busy (Note [A busy consumer]).
+    const bool paused = make_way_for_consumer_ && cuda::consumer_keeps_device_busy(device_);
+    paused_count_ += paused ? 1 : 0;
+    b.all_on_cpu = rest_on_cpu_ && (!decoder_->hardware_enabled() || paused);
     for (int i = 0; i < static_cast<int>(d.bad.size()); ++i) {
       if (d.bad[i]) continue;
       if (b.all_on_cpu || !gpu_color_ || d.info[i].format != codecs::ImageFormat::kJpeg) {
@@ -355,7 +362,19 @@ class ImageDecoderMixed : public ImageDecoderBase {
   Buffer raw_{MemoryKind::kDevice};
   std::unique_ptr<ParamUpload> transforms_;
   std::atomic<int64_t> fallback_count_{0};  // what nvJPEG could not take
-  std::atomic<int64_t> host_count_{0};      // rest_decoder="cpu"
+  // Note [A busy consumer]
+  // In the training process, the hardware decoder's submissions wait behind the model's queued
+  // work, and its CUDA calls from the mixed thread delay the training loop's own launches: with a
+  // balanced share next to ResNet-18 the model ran at 81% of its synthetic rate, with the CPU
+  // decoding every image at 95% (bench/RESULTS.md#train-busy-consumer). So a balanced share steps
+  // aside while the consumer's queued GPU work keeps the device busy (cuda/consumer_load.h): the
+  // CPU decoder takes whole batches. A consumer waiting for data lets its queue drain, the probes
+  // find it idle and the hardware comes back with its share: the CPU decoder alone does not starve
+  // a model for long. A share given as hw_decoder_load is kept, as given.
+  bool make_way_for_consumer_ = false;
+  int device_ = 0;
+  std::atomic<int64_t> paused_count_{0};  // batches decoded without the hardware for that
+  std::atomic<int64_t> host_count_{0};    // rest_decoder="cpu"
   // Cumulative ms: headers, windows and outputs; the nvJPEG decode() call; fallback, orientation
   // and skipping. Divided by nvjpeg_batches they show the operator's time per batch.
   std::atomic<double> prepare_ms_{0}, decode_call_ms_{0}, finish_ms_{0};
