@@ -43,23 +43,20 @@ def parse_args(argv=None):
     p.add_argument("--no-val", action="store_true", help="skip validation")
     p.add_argument("--prefetch", type=int, default=None,
                    help="Sluice prefetch_queue_depth (default: 3 for sluice-gpu, else 2)")
-    # Training's defaults differ from the decoder's: nvJPEG's CUDA calls slow down the training
-    # loop's own kernel launches and its hardware submission waits behind the training work
-    # queued in the process, while the CPU decoder makes no CUDA call per image
-    # (bench/RESULTS.md#train-cpu-decoding, #train-nvjpeg-cost, #gpu-busy-gpu). Where the CPU
-    # threads fall behind, run under MPS with --loader-process --hw-decoder-load auto: the
-    # pipeline in its own process adds the hardware engines' supply (#train-process-iterator).
-    p.add_argument("--hw-decoder-load", default=0.0,
+    # Not given, the decoder's own defaults: the CPU decodes what the hardware decoder does not
+    # take, and the hardware share balances itself, stepping aside while this process's model
+    # keeps the GPU busy (Note [A busy consumer], bench/RESULTS.md#train-busy-consumer).
+    p.add_argument("--hw-decoder-load", default="auto",
                    type=lambda v: v if v == "auto" else float(v),
                    help="sluice-gpu: share of each batch for the hardware JPEG decoder, or "
-                        "'auto' (balanced against the rest's decoder)")
+                        "'auto' (the decoder's default: balanced, out of a busy model's way)")
     p.add_argument("--loader-process", action="store_true",
                    help="sluice loaders: run the pipeline in a child process, batches handed "
                         "over by CUDA IPC (ProcessIterator), so that its nvJPEG calls do not "
                         "wait on this process's queued CUDA-graph work; pays off under MPS")
-    p.add_argument("--rest-decoder", default="cpu", choices=["nvjpeg", "cpu"],
-                   help="sluice-gpu: what decodes the rest: the CPU decoder, or nvJPEG's hybrid "
-                        "path (DALI's choice)")
+    p.add_argument("--rest-decoder", default="auto", choices=["auto", "nvjpeg", "cpu"],
+                   help="sluice-gpu: what decodes the rest: the CPU decoder, nvJPEG's hybrid "
+                        "path (DALI's choice), or 'auto' (the decoder's default)")
     p.add_argument("--cuda-graph", action="store_true",
                    help="capture the training step once and replay it: one launch per step, so "
                         "the loader's threads and CUDA calls cannot delay the model's kernels "
@@ -101,8 +98,10 @@ def sluice_pipeline(folder, args, rank, world, device_index, train):
                                         random_shuffle=train, pad_last_batch=True, name="Reader")
         dev = "mixed" if gpu else "cpu"
         if train:
-            mixed = {"rest_decoder": args.rest_decoder} if gpu else {}
-            if gpu and args.hw_decoder_load != "auto":  # auto: the decoder balances the share
+            mixed = {}  # auto: the decoder's defaults, as DALI's pipeline code would get them
+            if gpu and args.rest_decoder != "auto":
+                mixed["rest_decoder"] = args.rest_decoder
+            if gpu and args.hw_decoder_load != "auto":
                 mixed["hw_decoder_load"] = args.hw_decoder_load
             images = fn.decoders.image_random_crop(jpegs, device=dev, output_type=types.RGB,
                                                    **mixed)
