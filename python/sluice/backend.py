@@ -5,7 +5,7 @@ prefix set the initial values: ``SLUICE_HOST_BUFFER_SHRINK_THRESHOLD`` (0.9),
 ``SLUICE_BUFFER_GROWTH_FACTOR``, ``SLUICE_HOST_BUFFER_GROWTH_FACTOR`` and
 ``SLUICE_DEVICE_BUFFER_GROWTH_FACTOR`` (1.0). A host buffer shrinks once 16 requests in a row
 were below threshold x capacity, to the largest of them (not on every smaller batch). A pinned or
-device buffer that grows again takes ``SLUICE_BUFFER_REGROWTH_FACTOR`` (1.125) times the request,
+device buffer that grows again takes ``SLUICE_BUFFER_REGROWTH_FACTOR`` (1.25) times the request,
 so that batches of varying size stop reaching the CUDA allocator after the first few.
 """
 

@@ -17,7 +17,7 @@ struct State {
     double both = env_double("SLUICE_BUFFER_GROWTH_FACTOR", 1.0, 1.0, 1e6);
     policy.host_growth_factor = env_double("SLUICE_HOST_BUFFER_GROWTH_FACTOR", both, 1.0, 1e6);
     policy.device_growth_factor = env_double("SLUICE_DEVICE_BUFFER_GROWTH_FACTOR", both, 1.0, 1e6);
-    policy.regrowth_factor = env_double("SLUICE_BUFFER_REGROWTH_FACTOR", 1.125, 1.0, 16.0);
+    policy.regrowth_factor = env_double("SLUICE_BUFFER_REGROWTH_FACTOR", 1.25, 1.0, 16.0);
   }
 };
 

@@ -5,7 +5,7 @@
 //
 // Initial values come from SLUICE_HOST_BUFFER_SHRINK_THRESHOLD (default 0.9),
 // SLUICE_BUFFER_GROWTH_FACTOR (both kinds), SLUICE_HOST_BUFFER_GROWTH_FACTOR and
-// SLUICE_DEVICE_BUFFER_GROWTH_FACTOR (default 1), SLUICE_BUFFER_REGROWTH_FACTOR (default 1.125).
+// SLUICE_DEVICE_BUFFER_GROWTH_FACTOR (default 1), SLUICE_BUFFER_REGROWTH_FACTOR (default 1.25).
 // Setters are thread-safe.
 
 namespace sluice {
@@ -19,7 +19,7 @@ struct BufferPolicy {
   // random crops or whole images, whose sizes vary from batch to batch: at 1.0 each new largest
   // batch cost a cudaMalloc (and the synchronisation of freeing the old block) for the whole
   // run, a few more with every tenfold of batches (bench/RESULTS.md#memory-device).
-  double regrowth_factor = 1.125;
+  double regrowth_factor = 1.25;
 };
 
 BufferPolicy buffer_policy();
