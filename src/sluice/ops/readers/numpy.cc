@@ -153,8 +153,8 @@ class NumpyReader : public Reader {
       read_batch(ws);
     } catch (...) {
       // A later batch with one of these objects asks for it again.
-      for (const SampleInfo& s : ws.batch().samples) {
-        if (ahead_) ahead_->forget(s.id);
+      if (ahead_) {
+        for (const SampleInfo& s : ws.batch().samples) ahead_->forget(s.id);
       }
       throw;
     }
