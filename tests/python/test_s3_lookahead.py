@@ -270,10 +270,20 @@ def batch_hashes(pipe, n):
             for batch in outputs(pipe, n)]
 
 
-def test_a_checkpoint_resumes_exactly_over_s3(endpoint, small, monkeypatch):
-    _, remote = small
+@pytest.fixture(scope="module")
+def small_arrays(server, tmp_path_factory):
+    """23 arrays of up to 300 bytes."""
+    root = tmp_path_factory.mktemp("small_arrays")
+    make_arrays(server, root, "small_arrays", 23)
+    return root, f"s3://{BUCKET}/small_arrays"
+
+
+@pytest.mark.parametrize("reader", ["file", "numpy"])
+def test_a_checkpoint_resumes_exactly_over_s3(endpoint, small, small_arrays, monkeypatch,
+                                              reader):
+    _, remote = small_arrays if reader == "numpy" else small
     monkeypatch.setenv("SLUICE_S3_LOOKAHEAD_BATCHES", "5")
-    args = dict(file_root=remote, random_shuffle=True, num_shards=2, shard_id=1,
+    args = dict(file_root=remote, reader=reader, random_shuffle=True, num_shards=2, shard_id=1,
                 enable_checkpointing=True)
     reference = batch_hashes(build(**args), 12)
     for stop in (2, 3, 6, 7):  # mid-epoch, the epoch's last batch, the next epoch
