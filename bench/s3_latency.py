@@ -1,17 +1,20 @@
-"""A pipeline over readers.file reading the same class-folder dataset from local disk, from an
-S3-compatible server on 127.0.0.1 (moto_server, started here) and from that server through a TCP
-proxy adding DELAY ms per round trip. Prints images/s of each, alternating the three, and the
-ratios to local disk.
+"""A pipeline over readers.file (or readers.numpy) reading the same class-folder dataset from local
+disk, from an S3-compatible server on 127.0.0.1 (moto_server, started here) and from that server
+through a TCP proxy adding DELAY ms per round trip. Prints images/s of each, alternating the
+three, and the ratios to local disk.
 
     python3 bench/s3_latency.py DATA_DIR [--copies 8] [--delay-ms 50] [--batch-size 32]
                                 [--threads 2] [--rounds 3] [--pipeline auto|cpu|gpu|reader]
                                 [--connections N] [--lookahead N] [--epochs 2] [--servers 1]
+                                [--reader file|numpy]
 
 DATA_DIR: JPEG files (e.g. ../shared/data/photos), copied --copies times into two class folders.
+--reader numpy: each copy is a .npy file instead, a 1-D uint8 array holding the JPEG's bytes, read
+whole by readers.numpy (and decoded from the array by the cpu and gpu pipelines).
 --pipeline: cpu = decoders.image_random_crop and resize 224 on the CPU; gpu = the GPU training
 pipeline (mixed decoders.image_random_crop, resize 224, crop_mirror_normalize to FLOAT16 CHW with
-random mirror, as bench/gpu_pipeline.py); reader = readers.file alone (a consumer much faster
-than one round trip, as the GPU pipeline is); auto = gpu when CUDA is there, else cpu.
+random mirror, as bench/gpu_pipeline.py); reader = the reader alone (a consumer much faster than
+one round trip, as the GPU pipeline is); auto = gpu when CUDA is there, else cpu.
 --connections / --lookahead set SLUICE_S3_CONNECTIONS / SLUICE_S3_LOOKAHEAD_BATCHES.
 --servers K: K moto servers holding the same objects, the client's connections spread over them
 round-robin by a proxy (without delay for the "s3" row), for pipelines faster than one server.
@@ -42,6 +45,8 @@ import subprocess
 import sys
 import tempfile
 import time
+
+import numpy as np
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests" / "python"))
@@ -89,13 +94,17 @@ def cuda_available():
         return False
 
 
-def build(kind, root, batch_size, threads):
+def build(kind, reader, root, batch_size, threads):
     gpu = kind == "gpu"
 
     @pipeline_def(batch_size=batch_size, num_threads=threads, device_id=0 if gpu else None,
                   seed=1)
     def pipe():
-        jpegs, labels = fn.readers.file(file_root=root, random_shuffle=True, name="Reader")
+        if reader == "numpy":
+            jpegs = fn.readers.numpy(file_root=root, random_shuffle=True, name="Reader")
+            labels = fn.random.uniform(range=[0, 2], dtype=types.INT32, shape=[1])
+        else:
+            jpegs, labels = fn.readers.file(file_root=root, random_shuffle=True, name="Reader")
         if kind == "reader":
             return jpegs, labels
         images = fn.decoders.image_random_crop(jpegs, device="mixed" if gpu else "cpu")
@@ -111,8 +120,8 @@ def build(kind, root, batch_size, threads):
     return pipe()
 
 
-def images_per_s(kind, root, batch_size, threads, epochs):
-    p = build(kind, root, batch_size, threads)
+def images_per_s(kind, reader, root, batch_size, threads, epochs):
+    p = build(kind, reader, root, batch_size, threads)
     p.build()
     n = p.reader_meta("Reader")["batches_per_epoch"]
     sync = None
@@ -150,6 +159,7 @@ def main():
     a.add_argument("--connections", type=int)
     a.add_argument("--lookahead", type=int)
     a.add_argument("--servers", type=int, default=1)
+    a.add_argument("--reader", choices=["file", "numpy"], default="file")
     args = a.parse_args()
     kind = args.pipeline
     if kind == "auto":
@@ -165,18 +175,23 @@ def main():
         for i, src in enumerate(jpegs):
             dst = tmp / f"class_{i % 2}" / f"{k:03d}_{src.name}"
             dst.parent.mkdir(exist_ok=True)
-            shutil.copyfile(src, dst)
-    count = sum(1 for _ in tmp.rglob("*.jpg"))
+            if args.reader == "numpy":
+                np.save(dst.with_suffix(".npy"), np.frombuffer(src.read_bytes(), np.uint8))
+            else:
+                shutil.copyfile(src, dst)
+    suffix = ".npy" if args.reader == "numpy" else ".jpg"
+    files = sorted(tmp.rglob(f"*{suffix}"))
+    count = len(files)
 
     def run(root):
-        return images_per_s(kind, root, args.batch_size, args.threads, args.epochs)
+        return images_per_s(kind, args.reader, root, args.batch_size, args.threads, args.epochs)
 
     try:
         with contextlib.ExitStack() as stack:
             endpoints = [stack.enter_context(s3_server.moto_server())
                          for _ in range(args.servers)]
             objects = [(f"ds/{p.relative_to(tmp).as_posix()}", p.read_bytes())
-                       for p in sorted(tmp.rglob("*.jpg"))]
+                       for p in files]
             for endpoint in endpoints:
                 s3 = s3_server.boto3_client(endpoint)
                 s3.create_bucket(Bucket="bench")
@@ -199,8 +214,8 @@ def main():
                     os.environ["AWS_ENDPOINT_URL_S3"] = proxy.endpoint
                     rate, depth = run("s3://bench/ds")
                     results[delayed].append(rate)
-                print(f"{kind} pipeline, {count} JPEGs, batch {args.batch_size}, "
-                      f"{args.threads} threads, {args.servers} server(s), {args.rounds} rounds "
+                print(f"{kind} pipeline, readers.{args.reader}, {count} JPEGs, "
+                      f"batch {args.batch_size}, {args.threads} threads, {args.servers} server(s), {args.rounds} rounds "
                       f"(best of each), {depth} batches ahead at the end, "
                       f"{proxy.max_in_flight} requests at most in the proxy's delay at once:")
                 disk = max(results["disk"])

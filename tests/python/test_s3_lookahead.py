@@ -1,9 +1,10 @@
-"""readers.file over s3:// reading several batches ahead, against a real S3-compatible server
-(moto_server on 127.0.0.1, started here): the samples are those of local disk for sharded,
-shuffled, padded and stick_to_shard plans across epochs, whatever the depth; no object is
-requested twice while it is ahead; the depth follows SLUICE_S3_LOOKAHEAD_BATCHES and stops at the
-byte budget; an object that cannot be read is named when its batch comes; teardown and an
-iterator's load_state_dict() abandon the reads in flight; a checkpoint restored over s3://
+"""readers.file and readers.numpy over s3:// reading several batches ahead, against a real
+S3-compatible server (moto_server on 127.0.0.1, started here): the samples are those of local disk
+for sharded, shuffled, padded and stick_to_shard plans across epochs, whatever the depth; no
+object is requested twice while it is ahead; the depth follows SLUICE_S3_LOOKAHEAD_BATCHES and
+stops at the byte budget; readers.numpy keeps several batches of arrays (whole, or regions of
+cached headers) in flight; an object that cannot be read is named when its batch comes; teardown
+and an iterator's load_state_dict() abandon the reads in flight; a checkpoint restored over s3://
 resumes exactly."""
 
 import gc
@@ -46,12 +47,25 @@ def make_objects(server, root, prefix, count, size=(0, 300), seed=0):
     return names
 
 
-def build(batch_size=4, **kwargs):
+def make_arrays(server, root, prefix, count, seed=0):
+    """`count` 1-D uint8 arrays of 8 to 300 elements as .npy files, on disk under root and in the
+    bucket under prefix."""
+    rng = np.random.default_rng(seed)
+    s3 = boto3_client(server)
+    for i in range(count):
+        np.save(root / f"{i:04d}.npy", rng.integers(0, 256, rng.integers(8, 300), np.uint8))
+        s3.put_object(Bucket=BUCKET, Key=f"{prefix}/{i:04d}.npy",
+                      Body=(root / f"{i:04d}.npy").read_bytes())
+
+
+def build(batch_size=4, reader="file", **kwargs):
     @pipeline_def(batch_size=batch_size, num_threads=2, device_id=None, seed=3,
                   prefetch_queue_depth=kwargs.pop("prefetch_queue_depth", 2),
                   enable_checkpointing=kwargs.pop("enable_checkpointing", False),
                   checkpoint=kwargs.pop("checkpoint", None))
     def p():
+        if reader == "numpy":
+            return fn.readers.numpy(name="Reader", **kwargs)
         return fn.readers.file(name="Reader", **kwargs)
 
     pipe = p()
@@ -62,8 +76,8 @@ def build(batch_size=4, **kwargs):
 def outputs(pipe, batches):
     out = []
     for _ in range(batches):
-        data, label = pipe.run()
-        out.append([(bytes(np.asarray(data.at(i))), int(label.at(i)[0]))
+        data, *label = pipe.run()
+        out.append([(bytes(np.asarray(data.at(i))), int(label[0].at(i)[0]) if label else None)
                     for i in range(len(data))])
     return out
 
@@ -189,6 +203,32 @@ def test_more_round_trips_overlap_deeper(endpoint, tmp_path, monkeypatch):
     assert proxy.max_in_flight > 8, proxy.max_in_flight
 
 
+@pytest.mark.parametrize("roi", [{}, {"roi_start": [3], "roi_shape": [5],
+                                        "cache_header_information": True}],
+                         ids=["whole", "cached-region"])
+def test_numpy_reads_several_batches_ahead(endpoint, tmp_path, monkeypatch, roi):
+    """readers.numpy through 50 ms more per round trip, 6 batches of 4 ahead: more than two
+    batches' requests at the proxy at once, the arrays of disk over two epochs (in the second,
+    the regions of cached headers are read ahead too), no whole array requested twice while it is
+    ahead."""
+    make_arrays(endpoint, tmp_path, f"np{len(roi)}", 64)
+    monkeypatch.setenv("SLUICE_S3_LOOKAHEAD_BATCHES", "6")
+    args = dict(reader="numpy", random_shuffle=True, **roi)
+    disk = read(file_root=str(tmp_path), epochs=2, **args)
+    with proxied(monkeypatch, endpoint, delay_s=0.05) as proxy:
+        pipe = build(file_root=f"s3://{BUCKET}/np{len(roi)}", **args)
+        assert outputs(pipe, 5) == disk[:5]  # 20 of 64: the batches ahead stay in the epoch
+        stats = pipe.executor_statistics()["Reader"]
+        gets = list(proxy.gets)
+        assert outputs(pipe, 27) == disk[5:]
+        del pipe
+        gc.collect()
+    assert stats["s3_batches_ahead"] == 6 and stats["s3_bytes_ahead"] > 0, stats
+    assert proxy.max_in_flight > 8, proxy.max_in_flight
+    if not roi:
+        assert len(gets) == len(set(gets)) >= 20 + 4, "an array was requested twice"
+
+
 def test_an_object_that_cannot_be_read_is_named_when_its_batch_comes(endpoint, tmp_path,
                                                                      monkeypatch):
     names = make_objects(endpoint, tmp_path, "gone", 12)
@@ -206,13 +246,16 @@ def test_an_object_that_cannot_be_read_is_named_when_its_batch_comes(endpoint, t
     gc.collect()
 
 
-def test_teardown_abandons_the_reads_in_flight(endpoint, tmp_path, monkeypatch):
+@pytest.mark.parametrize("reader", ["file", "numpy"])
+def test_teardown_abandons_the_reads_in_flight(endpoint, tmp_path, monkeypatch, reader):
     # 4 connections, 1 s per round trip, 8 batches of 4 ahead: draining them would take 8 s.
-    make_objects(endpoint, tmp_path, "teardown", 48)
+    make = make_arrays if reader == "numpy" else make_objects
+    make(endpoint, tmp_path, f"teardown-{reader}", 48)
     monkeypatch.setenv("SLUICE_S3_LOOKAHEAD_BATCHES", "8")
     monkeypatch.setenv("SLUICE_S3_CONNECTIONS", "4")
     with proxied(monkeypatch, endpoint, delay_s=1.0) as proxy:
-        pipe = build(file_root=f"s3://{BUCKET}/teardown", prefetch_queue_depth=1)
+        pipe = build(file_root=f"s3://{BUCKET}/teardown-{reader}", reader=reader,
+                     prefetch_queue_depth=1)
         outputs(pipe, 2)
         start = time.monotonic()
         del pipe
@@ -227,10 +270,20 @@ def batch_hashes(pipe, n):
             for batch in outputs(pipe, n)]
 
 
-def test_a_checkpoint_resumes_exactly_over_s3(endpoint, small, monkeypatch):
-    _, remote = small
+@pytest.fixture(scope="module")
+def small_arrays(server, tmp_path_factory):
+    """23 arrays of up to 300 bytes."""
+    root = tmp_path_factory.mktemp("small_arrays")
+    make_arrays(server, root, "small_arrays", 23)
+    return root, f"s3://{BUCKET}/small_arrays"
+
+
+@pytest.mark.parametrize("reader", ["file", "numpy"])
+def test_a_checkpoint_resumes_exactly_over_s3(endpoint, small, small_arrays, monkeypatch,
+                                              reader):
+    _, remote = small_arrays if reader == "numpy" else small
     monkeypatch.setenv("SLUICE_S3_LOOKAHEAD_BATCHES", "5")
-    args = dict(file_root=remote, random_shuffle=True, num_shards=2, shard_id=1,
+    args = dict(file_root=remote, reader=reader, random_shuffle=True, num_shards=2, shard_id=1,
                 enable_checkpointing=True)
     reference = batch_hashes(build(**args), 12)
     for stop in (2, 3, 6, 7):  # mid-epoch, the epoch's last batch, the next epoch

@@ -2,6 +2,7 @@
 
 #include <cstring>
 #include <limits>
+#include <mutex>
 
 #include "sluice/core/error.h"
 
@@ -55,6 +56,18 @@ void NpyObject::start_box(std::span<const int64_t> anchor, std::span<const int64
   for (const NpyByteRange& r : ranges_) {
     fetches_.push_back(prefetcher_->fetch(uri_, r.offset, static_cast<int64_t>(r.length)));
   }
+}
+
+std::optional<size_t> NpyObject::bytes() const {
+  if (!ranges_.empty()) {
+    size_t n = 0;
+    for (const NpyByteRange& r : ranges_) n += r.length;
+    return n;
+  }
+  if (!first_) return 0;
+  std::lock_guard<std::mutex> lock(first_->mu);
+  if (!first_->done) return std::nullopt;
+  return first_->data.size();
 }
 
 void NpyObject::read_at(uint64_t offset, void* dst, size_t n) {

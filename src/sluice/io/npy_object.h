@@ -10,7 +10,7 @@
 // be read or that changed between the reads.
 //
 // Thread safety: NpyObjectReader::start may be called from several threads; one NpyObject is
-// used by one thread at a time.
+// used by one thread at a time (a copy is another user of the reads started: they are shared).
 
 #include <cstdint>
 #include <memory>
@@ -49,6 +49,9 @@ class NpyObject {
   // Waits for those reads and writes the box densely into `dst` (read_npy_box).
   void read_box(std::span<const int64_t> anchor, std::span<const int64_t> shape, void* dst,
                 std::vector<uint8_t>& scratch);
+  // The bytes its reads bring, when known without waiting: the started box's ranges, else the
+  // first read once done (the whole object, or the header's range); 0 for a known header alone.
+  std::optional<size_t> bytes() const;
 
  private:
   friend class NpyObjectReader;

@@ -1,16 +1,14 @@
 // readers.file: lists a dataset once, then reads batch after batch of it, epoch by epoch,
 // following an EpochPlan (io/epoch_plan.h): a true per-epoch permutation split into shards.
 
-#include <algorithm>
-#include <atomic>
 #include <cstring>
 #include <memory>
 #include <mutex>
-#include <unordered_map>
+#include <optional>
 
-#include "sluice/core/env.h"
 #include "sluice/graph/schema_registry.h"
 #include "sluice/io/file_dataset.h"
+#include "sluice/io/objects_ahead.h"
 #include "sluice/io/read_file.h"
 #include "sluice/io/s3_client.h"
 #include "sluice/ops/readers/reader.h"
@@ -58,6 +56,8 @@ SLUICE_REGISTER_SCHEMA(add_reader_args(
         .alias("FileReader")));
 
 class FileReader : public Reader {
+  using FetchPtr = std::shared_ptr<S3Prefetcher::Fetch>;
+
  public:
   using Reader::Reader;
 
@@ -81,27 +81,24 @@ class FileReader : public Reader {
     max_file_size_ = static_cast<size_t>(spec_.arg<int64_t>("max_file_size"));
     for (const FileEntry& e : dataset_.entries) {
       if (is_s3_uri(e.path)) {
-        const int batch = ctx.max_batch_size;
-        const int connections = s3_connections(batch);
+        const int connections = s3_connections(ctx.max_batch_size);
         prefetcher_ =
             std::make_unique<S3Prefetcher>(S3Client::shared(), connections, max_file_size_);
-        // Enough batches ahead to give every connection an object, and one more.
-        max_ahead_ =
-            env_int("SLUICE_S3_LOOKAHEAD_BATCHES", (connections + batch - 1) / batch + 1, 1, 1024);
-        ahead_budget_ = static_cast<size_t>(env_int("SLUICE_S3_LOOKAHEAD_MB", 512, 1, 1 << 20))
-                        << 20;
+        ahead_ = std::make_unique<ObjectsAhead<FetchPtr>>(
+            ObjectsAheadLimits::from_environment(connections, ctx.max_batch_size), fetched_size);
         break;
       }
     }
   }
 
   nlohmann::json stats() const override {
-    if (!prefetcher_) return nlohmann::json::object();
-    return {{"s3_batches_ahead", batches_ahead_.load()}, {"s3_bytes_ahead", bytes_ahead_.load()}};
+    if (!ahead_) return nlohmann::json::object();
+    return {{"s3_batches_ahead", ahead_->batches_ahead()},
+            {"s3_bytes_ahead", ahead_->bytes_ahead()}};
   }
 
   void run(Workspace& ws) override {
-    if (prefetcher_) return run_from_object_store(ws);
+    if (ahead_) return run_from_object_store(ws);
     const int n = ws.batch_size();
     if (static_cast<int>(files_.size()) < n) files_.resize(n);
     std::vector<Shape> shapes(n);
@@ -127,25 +124,28 @@ class FileReader : public Reader {
   std::string sample_source(int64_t index) const override { return dataset_.entries[index].path; }
 
   // Object storage: the objects of the batches ahead are requested before this batch's are
-  // waited for, so that their round trips overlap the rest of the pipeline (Note [Look-ahead]).
+  // waited for, so that their round trips overlap the rest of the pipeline (io/objects_ahead.h).
   void run_from_object_store(Workspace& ws) {
     const int n = ws.batch_size();
-    std::vector<std::shared_ptr<S3Prefetcher::Fetch>> fetches(n);
-    for (int i = 0; i < n; ++i) fetches[i] = fetch_ahead(ws.batch().samples[i].id);
-    request_ahead();
+    auto start = [&](int64_t id) { return prefetcher_->fetch(dataset_.entries[id].path); };
+    auto share = [](const FetchPtr& f) { return f; };  // a fetch serves any number of batches
+    std::vector<FetchPtr> fetches(n);
+    for (int i = 0; i < n; ++i) fetches[i] = ahead_->take(ws.batch().samples[i].id, start, share);
+    ahead_->plan([&](int64_t k) { return batch_indices_ahead(k); }, start, share);
     std::vector<const std::vector<uint8_t>*> bytes(n);
     std::vector<Shape> shapes(n);
+    size_t total = 0;
     for (int i = 0; i < n; ++i) {
       try {
         bytes[i] = &prefetcher_->wait(*fetches[i]);
       } catch (...) {
-        ahead_.erase(ws.batch().samples[i].id);  // a later batch with it asks again
+        ahead_->forget(ws.batch().samples[i].id);  // a later batch with it asks again
         throw;
       }
       shapes[i] = {static_cast<int64_t>(bytes[i]->size())};
-      consumed_bytes_ += bytes[i]->size();
+      total += bytes[i]->size();
     }
-    consumed_objects_ += n;
+    ahead_->read(n, total);
     TensorList& data = ws.output(0);
     data.resize(std::move(shapes), DType::kUInt8);
     ws.for_each_sample([&](int i, int) {
@@ -158,68 +158,15 @@ class FileReader : public Reader {
     }
   }
 
-  // The read of sample `id`: the one in flight, else a new one (kept in ahead_).
-  const std::shared_ptr<S3Prefetcher::Fetch>& fetch_ahead(int64_t id) {
-    auto [it, added] = ahead_.try_emplace(id);
-    if (added) it->second = prefetcher_->fetch(dataset_.entries[id].path);
-    return it->second;
-  }
-
-  // Note [Look-ahead]
-  // ~~~~~~~~~~~~~~~~~
-  // Each iteration keeps in flight the objects of the next batches in the plan's order (across
-  // the epoch boundary), as many batches as max_ahead_: a consumer faster than one round trip
-  // then still finds its batch fetched. Objects already requested (by an earlier iteration, or
-  // shared by two batches, as filled slots and a small dataset's next epoch are) are never
-  // requested again. The batches ahead stop where their fetched-but-unconsumed bytes would pass
-  // ahead_budget_ (the objects' sizes are those fetched, else the mean of those read so far; the
-  // first iteration, knowing none, reads one batch ahead); the next batch is always requested.
-  // Reads no longer ahead are dropped; the prefetcher's destruction (pipeline teardown, and a
-  // checkpoint restore, which builds a new pipeline) abandons the rest.
-  void request_ahead() {
-    std::unordered_map<int64_t, std::shared_ptr<S3Prefetcher::Fetch>> kept;
-    const size_t mean =
-        consumed_objects_ ? std::max<size_t>(1, consumed_bytes_ / consumed_objects_) : 0;
-    size_t bytes = 0;
-    int64_t depth = 0;
-    std::vector<int64_t> ids;
-    for (int64_t k = 1; k <= max_ahead_; ++k) {
-      ids = batch_indices_ahead(k);
-      if (ids.empty() || (k > 1 && mean == 0)) break;
-      size_t batch_bytes = 0;
-      for (int64_t id : ids) {
-        if (kept.count(id)) continue;
-        auto it = ahead_.find(id);
-        batch_bytes += it != ahead_.end() ? fetched_size(*it->second, mean) : mean;
-      }
-      if (k > 1 && bytes + batch_bytes > ahead_budget_) break;
-      for (int64_t id : ids) {
-        if (!kept.count(id)) kept.emplace(id, fetch_ahead(id));
-      }
-      bytes += batch_bytes;
-      depth = k;
-    }
-    ahead_ = std::move(kept);
-    batches_ahead_ = depth;
-    bytes_ahead_ = static_cast<int64_t>(bytes);
-  }
-
-  // The bytes of a finished read, else `estimate`.
-  static size_t fetched_size(S3Prefetcher::Fetch& f, size_t estimate) {
-    std::lock_guard<std::mutex> lock(f.mu);
-    return f.done ? f.data.size() : estimate;
+  // The bytes of a finished read.
+  static std::optional<size_t> fetched_size(const FetchPtr& f) {
+    std::lock_guard<std::mutex> lock(f->mu);
+    return f->done ? std::optional<size_t>(f->data.size()) : std::nullopt;
   }
 
   FileDataset dataset_;
-  std::unique_ptr<S3Prefetcher> prefetcher_;
-  // Object storage: the reads of the batches ahead, by dataset index (Note [Look-ahead]).
-  std::unordered_map<int64_t, std::shared_ptr<S3Prefetcher::Fetch>> ahead_;
-  int64_t max_ahead_ = 1;
-  size_t ahead_budget_ = 0;
-  size_t consumed_bytes_ = 0;
-  size_t consumed_objects_ = 0;
-  std::atomic<int64_t> batches_ahead_{0};  // for stats(), read from other threads
-  std::atomic<int64_t> bytes_ahead_{0};
+  std::unique_ptr<S3Prefetcher> prefetcher_;       // when some entry is an s3:// URI
+  std::unique_ptr<ObjectsAhead<FetchPtr>> ahead_;  // its reads of the batches ahead
   size_t max_file_size_ = 0;
   std::vector<std::unique_ptr<ReadableFile>> files_;
 };

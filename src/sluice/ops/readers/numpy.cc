@@ -1,7 +1,8 @@
 // readers.numpy: .npy files (io/npy_header.h), whole or a region of interest, read with pread of
 // the region's bytes only (io/npy_file.h), or from object storage (io/npy_object.h) with the
-// batch's reads in flight together and the next batch's started ahead. Fortran-order arrays come
-// out in C order, as DALI gives them; the region is given in the output's (C-order) coordinates.
+// batch's reads in flight together and those of the batches ahead started before them
+// (io/objects_ahead.h). Fortran-order arrays come out in C order, as DALI gives them; the region
+// is given in the output's (C-order) coordinates.
 
 #include <algorithm>
 #include <cctype>
@@ -18,6 +19,7 @@
 #include "sluice/io/npy_dataset.h"
 #include "sluice/io/npy_file.h"
 #include "sluice/io/npy_object.h"
+#include "sluice/io/objects_ahead.h"
 #include "sluice/kernels/common/dali_convert.h"
 #include "sluice/kernels/slice/strided_copy.h"
 #include "sluice/ops/generic/axes_args.h"
@@ -92,6 +94,8 @@ struct Region {
 };
 
 class NumpyReader : public Reader {
+  using ObjectPtr = std::shared_ptr<NpyObject>;
+
  public:
   using Reader::Reader;
 
@@ -128,20 +132,47 @@ class NumpyReader : public Reader {
     scratch_.resize(std::max(ctx.num_slots, 1));
     for (const FileEntry& e : dataset_.entries) {
       if (is_s3_uri(e.path)) {
-        // A batch in flight and the next one behind it, as readers.file.
-        remote_ = std::make_unique<NpyObjectReader>(s3_connections(ctx.max_batch_size));
+        const int connections = s3_connections(ctx.max_batch_size);
+        remote_ = std::make_unique<NpyObjectReader>(connections);
+        ahead_ = std::make_unique<ObjectsAhead<ObjectPtr>>(
+            ObjectsAheadLimits::from_environment(connections, ctx.max_batch_size),
+            [](const ObjectPtr& o) { return o->bytes(); });
         break;
       }
     }
   }
 
+  nlohmann::json stats() const override {
+    if (!ahead_) return nlohmann::json::object();
+    return {{"s3_batches_ahead", ahead_->batches_ahead()},
+            {"s3_bytes_ahead", ahead_->bytes_ahead()}};
+  }
+
   void run(Workspace& ws) override {
+    try {
+      read_batch(ws);
+    } catch (...) {
+      // A later batch with one of these objects asks for it again.
+      if (ahead_) {
+        for (const SampleInfo& s : ws.batch().samples) ahead_->forget(s.id);
+      }
+      throw;
+    }
+  }
+
+ private:
+  struct Scratch {
+    std::vector<uint8_t> io, box, transposed;
+  };
+  using BoxReader = std::function<void(const Shape& anchor, const Shape& shape, void* dst)>;
+
+  void read_batch(Workspace& ws) {
     const int n = ws.batch_size();
     headers_.resize(n);
     files_.resize(n);
     objects_.assign(n, nullptr);
     regions_.resize(n);
-    if (remote_) start_objects(ws);
+    if (ahead_) take_objects(ws);
     ws.for_each_sample([&](int i, int) {
       const int64_t id = ws.batch().samples[i].id;
       if (objects_[i]) {
@@ -179,6 +210,7 @@ class NumpyReader : public Reader {
         storage_box(h, regions_[i], anchor, shape);
         objects_[i]->start_box(anchor, shape);
       }
+      if (objects_[i]) ahead_->read(1, objects_[i]->bytes().value_or(0));  // for the estimate
     }
     TensorList& out = ws.output(0);
     out.resize(std::move(shapes), h0.dtype);
@@ -198,63 +230,49 @@ class NumpyReader : public Reader {
     if (read_ahead()) sluice::read_ahead(dataset_, next_batch_indices());
   }
 
- private:
-  struct Scratch {
-    std::vector<uint8_t> io, box, transposed;
-  };
-  using BoxReader = std::function<void(const Shape& anchor, const Shape& shape, void* dst)>;
-
   std::string sample_source(int64_t index) const override { return dataset_.entries[index].path; }
   const std::string& path_of(Workspace& ws, int i) const {
     return dataset_.entries[ws.batch().samples[i].id].path;
   }
 
-  // The batch's objects: requested while the previous batch was read, or now; then the next
-  // batch's are requested, so that their round trips overlap the rest of the pipeline. Each
-  // sample has its own object (a sample read twice shares the fetch of its first bytes).
-  void start_objects(Workspace& ws) {
+  // The batch's objects: requested while earlier batches were read, or now; then the reads of the
+  // batches ahead are kept in flight, so that their round trips overlap the rest of the pipeline.
+  // Each sample has its own NpyObject (one user at a time); copies share the reads started.
+  void take_objects(Workspace& ws) {
     const bool whole = !has_roi_;
-    auto start = [&](int64_t id) {
+    auto start = [&](int64_t id) -> ObjectPtr {
+      const std::string& path = dataset_.entries[id].path;
+      if (!is_s3_uri(path)) return nullptr;
       std::optional<NpyObjectHeader> known;
       if (cache_headers_ && !whole) {
         MutexLock lock(cache_mutex_);
         auto it = cache_.find(id);
         if (it != cache_.end()) known = it->second;
       }
-      return remote_->start(dataset_.entries[id].path, whole, known);
+      ObjectPtr o = remote_->start(path, whole, known);
+      start_constant_region(ws, *o);
+      return o;
     };
-    std::unordered_map<int64_t, std::shared_ptr<NpyObject>> now;
+    auto share = [&](const ObjectPtr& o) {
+      auto copy = std::make_shared<NpyObject>(*o);
+      start_constant_region(ws, *copy);
+      return copy;
+    };
     for (int i = 0; i < ws.batch_size(); ++i) {
-      const int64_t id = ws.batch().samples[i].id;
-      if (!is_s3_uri(dataset_.entries[id].path)) continue;
-      auto& o = now[id];
-      if (o) {
-        objects_[i] = std::make_shared<NpyObject>(*o);
-        continue;
-      }
-      auto it = ahead_.find(id);
-      o = it != ahead_.end() ? it->second : start(id);
-      objects_[i] = o;
+      objects_[i] = ahead_->take(ws.batch().samples[i].id, start, share);
     }
-    ahead_.clear();
-    for (int64_t id : next_batch_indices()) {
-      if (id < 0 || id >= dataset_.size() || !is_s3_uri(dataset_.entries[id].path) ||
-          ahead_.count(id)) {
-        continue;
-      }
-      auto it = now.find(id);
-      auto& o = ahead_[id];
-      o = it != now.end() ? std::make_shared<NpyObject>(*it->second) : start(id);
-      if (o->has_header()) start_constant_region(ws, *o);
-    }
+    ahead_->plan([&](int64_t k) { return batch_indices_ahead(k); }, start, share);
   }
 
-  // With cached headers and regions that are no argument inputs, the next batch's regions are
-  // known now: their reads start ahead too. An error is left to the batch's own reading.
+  // With a known header (cached) and regions that are no argument inputs, an object's region is
+  // known before its batch comes: its reads start now too. An error is left to the batch's own
+  // reading.
   void start_constant_region(Workspace& ws, NpyObject& o) {
-    for (const char* a :
-         {"roi_start", "rel_roi_start", "roi_end", "rel_roi_end", "roi_shape", "rel_roi_shape"}) {
-      if (ws.arg_input(a) != nullptr) return;
+    if (!has_roi_ || !o.has_header()) return;
+    auto input = [&](const char* a) { return ws.arg_input(a) != nullptr; };
+    if (std::any_of(std::begin(kStartArgs), std::end(kStartArgs), input) ||
+        std::any_of(std::begin(kEndArgs), std::end(kEndArgs), input)) {
+      return;
     }
     try {
       const NpyHeader& h = o.header().header;
@@ -466,9 +484,9 @@ class NumpyReader : public Reader {
   std::unordered_map<int64_t, NpyObjectHeader> cache_ SLUICE_GUARDED_BY(cache_mutex_);
   std::vector<NpyHeader> headers_;
   std::vector<std::unique_ptr<ReadableFile>> files_;
-  std::unique_ptr<NpyObjectReader> remote_;          // set when some entry is an s3:// URI
-  std::vector<std::shared_ptr<NpyObject>> objects_;  // per sample of the batch, when remote
-  std::unordered_map<int64_t, std::shared_ptr<NpyObject>> ahead_;  // the next batch's
+  std::unique_ptr<NpyObjectReader> remote_;         // set when some entry is an s3:// URI
+  std::unique_ptr<ObjectsAhead<ObjectPtr>> ahead_;  // its reads of the batches ahead
+  std::vector<ObjectPtr> objects_;                  // per sample of the batch, when remote
   std::vector<Region> regions_;
   std::vector<Scratch> scratch_;
 };
