@@ -179,10 +179,15 @@ class Proxy:
         except OSError:
             client.close()
             return
-        socks = [client, server]
+        # poll, not select: with a thousand connections through the proxy, descriptors pass
+        # select's limit of 1024.
+        by_fd = {client.fileno(): client, server.fileno(): server}
+        poller = select.poll()
+        for fd in by_fd:
+            poller.register(fd, select.POLLIN)
         try:
             while not self._stop:
-                readable, _, _ = select.select(socks, [], [], 1.0)
+                readable = [by_fd[fd] for fd, _ in poller.poll(1000)]
                 for s in readable:
                     chunk = s.recv(1 << 16)
                     if not chunk:
