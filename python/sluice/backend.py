@@ -27,6 +27,7 @@ from sluice._sluice import (  # noqa: F401
     release_unused_memory,
     set_buffer_growth_factor,
     set_device_buffer_growth_factor,
+    set_device_memory_limit,
     set_host_buffer_growth_factor,
     set_host_buffer_shrink_threshold,
 )

@@ -18,6 +18,7 @@ nb::dict stats_dict(const MemoryStats& s) {
   d["peak_reserved"] = s.peak_reserved;
   d["allocations"] = s.allocations;
   d["upstream_allocations"] = s.upstream_allocations;
+  d["limit"] = s.limit;
   return d;
 }
 
@@ -44,6 +45,8 @@ void register_backend(nb::module_& m) {
         preallocate_device_memory(bytes, device);
       },
       nb::arg("bytes"), nb::arg("device_id") = 0);
+  m.def("set_device_memory_limit", &set_device_memory_limit, nb::arg("bytes"),
+        nb::arg("device_id") = 0);
   m.def("preallocate_pinned_memory", [](size_t bytes) {
     nb::gil_scoped_release nogil;
     preallocate_pinned_memory(bytes);

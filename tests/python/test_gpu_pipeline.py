@@ -63,3 +63,29 @@ def test_gpu_training_pipeline_on_real_photos_equals_cpu_within_decode_differenc
     np.testing.assert_array_equal(np.asarray(ref), np.asarray(gpu_ops))  # same decode: exact
     d = np.abs(np.asarray(ref).astype(np.float32) - np.asarray(full_gpu).astype(np.float32))
     assert d.mean() < 0.02  # normalised units: ~1 grey level of decoding difference
+
+
+def test_device_memory_limit_is_a_clear_error():
+    """device_memory_limit: a pipeline that needs more device memory than the limit allows fails
+    with an error naming the limit (after the pool gave back what nothing used); without the
+    limit the same pipeline runs."""
+    from sluice import backend
+
+    def graph():
+        return fn.random.uniform(range=[0, 1], shape=[1024, 1024], seed=1).gpu() * 2.0  # 64 MB
+
+    backend.release_unused_memory()
+    reserved = backend.memory_stats()["device"][0]["reserved"]
+    limited = pipeline_def(graph, batch_size=16, num_threads=2, device_id=0, seed=1,
+                           device_memory_limit=reserved + (4 << 20))()
+    try:
+        with pytest.raises(Exception, match="device_memory_limit") as e:
+            limited.build()
+            limited.run()
+        assert "on device 0" in str(e.value)
+    finally:
+        del limited
+        backend.set_device_memory_limit(0, 0)
+    assert backend.memory_stats()["device"][0]["limit"] == 0
+    (out,) = pipeline_def(graph, batch_size=16, num_threads=2, device_id=0, seed=1)().run()
+    assert out.as_cpu().as_array().shape == (16, 1024, 1024)

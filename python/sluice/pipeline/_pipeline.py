@@ -48,6 +48,9 @@ class Pipeline(PipelineMetadata, _checkpoint.Checkpointing):
     seed. exec_dynamic, stream_policy and concurrency are accepted: the engine always hands
     outputs over without copies and schedules its stages itself. With enable_checkpointing=True,
     checkpoint() returns the state that `checkpoint=` resumes from (see _checkpoint.py).
+    device_memory_limit (Sluice only): the most bytes of device memory Sluice reserves on this
+    pipeline's device, for all pipelines of the process together; past it an allocation first
+    returns cached, unused memory, then raises an error naming the limit.
     """
 
     def __init__(self, batch_size=None, num_threads=None, device_id=None, seed=None,
@@ -56,7 +59,8 @@ class Pipeline(PipelineMetadata, _checkpoint.Checkpointing):
                  enable_memory_stats=False, enable_checkpointing=False, checkpoint=None,
                  py_num_workers=1, py_start_method="fork", py_callback_pickler=None,
                  output_dtype=None, output_ndim=None, output_layout=None, exec_dynamic=None,
-                 experimental_exec_dynamic=None, stream_policy=None, concurrency=None):
+                 experimental_exec_dynamic=None, stream_policy=None, concurrency=None,
+                 device_memory_limit=None):
         if py_start_method not in multiprocessing.get_all_start_methods():
             raise ValueError(f"py_start_method must be 'fork' or 'spawn', got {py_start_method!r}")
         if py_callback_pickler is not None and py_start_method == "fork":
@@ -115,6 +119,7 @@ class Pipeline(PipelineMetadata, _checkpoint.Checkpointing):
         self._bytes_per_sample = bytes_per_sample
         self._set_affinity = set_affinity
         self._enable_memory_stats = enable_memory_stats
+        self._device_memory_limit = device_memory_limit
         self._py_num_workers = py_num_workers
         self._py_start_method = py_start_method
         self._py_callback_pickler = py_callback_pickler
@@ -269,6 +274,8 @@ class Pipeline(PipelineMetadata, _checkpoint.Checkpointing):
             if cpt.get("seed") is not None:
                 self._seed = cpt["seed"]
             document = json.dumps(doc)
+        if self._device_memory_limit is not None and self._device_id >= 0:
+            _sluice.set_device_memory_limit(int(self._device_memory_limit), self._device_id)
         self._backend = _sluice.PipelineBackend(document)
         for name in self._backend.reader_names():
             if name in self._reader_starts:

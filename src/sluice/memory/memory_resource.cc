@@ -171,6 +171,10 @@ void preallocate_device_memory(size_t bytes, int device) {
   device_memory(device).preallocate(bytes);
 }
 
+void set_device_memory_limit(size_t bytes, int device) {
+  device_memory(device).set_limit(bytes);
+}
+
 void preallocate_pinned_memory(size_t bytes) {
   pinned_memory().preallocate(bytes);
 }

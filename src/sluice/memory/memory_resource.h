@@ -28,6 +28,7 @@ struct MemoryStats {
   size_t peak_reserved = 0;
   uint64_t allocations = 0;           // allocate() calls
   uint64_t upstream_allocations = 0;  // of which went to the upstream allocator
+  size_t limit = 0;                   // most bytes to reserve (0: no limit)
 };
 
 class MemoryResource {
@@ -47,6 +48,9 @@ class MemoryResource {
   virtual void release_unused() {}
   // Reserves `bytes` upstream in one piece so later allocations are served from the cache.
   virtual void preallocate(size_t bytes) {}
+  // Reserves at most `bytes` upstream (0: no limit): an allocation that would pass it first
+  // returns cached, unused memory, then throws OutOfMemory naming the limit.
+  virtual void set_limit(size_t bytes) {}
 
   static constexpr size_t kAlignment = 256;
 };
@@ -60,6 +64,9 @@ MemoryResource& memory_resource(MemoryKind kind, int device);
 // Process-wide controls, as in DALI's nvidia.dali.backend.
 void preallocate_device_memory(size_t bytes, int device);
 void preallocate_pinned_memory(size_t bytes);
+// The pipeline argument device_memory_limit: Sluice's device memory on `device`, all pipelines of
+// the process together (0: no limit).
+void set_device_memory_limit(size_t bytes, int device);
 void release_unused_memory();
 
 }  // namespace sluice

@@ -11,7 +11,8 @@ ParamUpload::ParamUpload(int device) : device_(device) {
   }
 }
 
-ParamUpload::Pages ParamUpload::begin(size_t bytes, cuda::StreamHandle stream, size_t device_bytes) {
+ParamUpload::Pages ParamUpload::begin(size_t bytes, cuda::StreamHandle stream,
+                                      size_t device_bytes) {
   Page& p = pages_[next_];
   next_ ^= 1;
   if (p.used) p.done.synchronize();

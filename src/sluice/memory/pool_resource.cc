@@ -61,6 +61,7 @@ void* PoolResource::allocate(size_t bytes) {
     // one after another (larger crops coming along) do not each leave their smaller segment
     // behind. Growth is rare after warm-up, and so is the synchronisation that freeing costs.
     release_unused_locked();
+    check_limit_locked(size, bytes);
     if (!grow_locked(size)) {
       throw OutOfMemory(make_string("out of ", memory_kind_name(kind_), " memory",
                                     device_ >= 0 && kind_ == MemoryKind::kDevice
@@ -108,8 +109,26 @@ void PoolResource::release_unused() {
   release_unused_locked();
 }
 
+void PoolResource::set_limit(size_t bytes) {
+  std::lock_guard<std::mutex> lk(mu_);
+  stats_.limit = bytes;
+}
+
+void PoolResource::check_limit_locked(size_t size, size_t bytes) {
+  const size_t seg = round_up(size, granularity_);
+  if (stats_.limit == 0 || stats_.reserved + seg <= stats_.limit) return;
+  throw OutOfMemory(
+      make_string(memory_kind_name(kind_), " memory limit reached",
+                  device_ >= 0 ? make_string(" on device ", device_) : std::string(), ": ", bytes,
+                  " bytes more would make ", stats_.reserved + seg, " reserved, over the limit of ",
+                  stats_.limit, " (device_memory_limit; ", stats_.allocated,
+                  " bytes in use by Sluice). Raise device_memory_limit, or lower batch_size or "
+                  "prefetch_queue_depth"));
+}
+
 void PoolResource::preallocate(size_t bytes) {
   std::lock_guard<std::mutex> lk(mu_);
+  check_limit_locked(round_up(bytes, kAlignment), bytes);
   SLUICE_CHECK(grow_locked(round_up(bytes, kAlignment)), OutOfMemory, "cannot preallocate ", bytes,
                " bytes of ", memory_kind_name(kind_), " memory");
 }

@@ -34,6 +34,7 @@ class PoolResource : public MemoryResource {
   MemoryStats stats() const override;
   void release_unused() override;
   void preallocate(size_t bytes) override;
+  void set_limit(size_t bytes) override;
 
  private:
   struct Block {
@@ -54,6 +55,7 @@ class PoolResource : public MemoryResource {
   static void absorb_next(Block* b);  // merges b->next (adjacent, out of free_) into b
   void collect_pending_locked(bool wait);
   bool grow_locked(size_t size);
+  void check_limit_locked(size_t size, size_t bytes);
   void release_unused_locked();
   std::unique_ptr<cuda::Event> take_event_locked();
 

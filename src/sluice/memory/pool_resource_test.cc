@@ -4,6 +4,7 @@
 
 #include <cstdlib>
 #include <random>
+#include <string>
 #include <vector>
 
 #include "sluice/core/error.h"
@@ -112,6 +113,28 @@ TEST(PoolResource, ExhaustionIsOutOfMemoryWithSizes) {
   pool.deallocate(a, 3 << 20, nullptr);
   void* b = pool.allocate(2 << 20);  // works again after memory is freed
   pool.deallocate(b, 2 << 20, nullptr);
+}
+
+// device_memory_limit: growth past the limit first hands back unused segments, then fails with
+// an error that names the limit; memory within it keeps working.
+TEST(PoolResource, LimitIsAClearErrorAfterReleasingUnusedSegments) {
+  CountingUpstream up;
+  const size_t mb = size_t(1) << 20;
+  PoolResource pool(MemoryKind::kDevice, -1, up.make(), mb);
+  pool.set_limit(4 * mb);
+  void* a = pool.allocate(3 * mb);
+  try {
+    pool.allocate(2 * mb);
+    ADD_FAILURE() << "no error past the limit";
+  } catch (const OutOfMemory& e) {
+    EXPECT_NE(std::string(e.what()).find("device_memory_limit"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("4194304"), std::string::npos) << e.what();
+  }
+  pool.deallocate(a, 3 * mb, nullptr);
+  void* b = pool.allocate(4 * mb);  // the 3 MB segment goes back first
+  EXPECT_EQ(pool.stats().reserved, 4 * mb);
+  EXPECT_EQ(pool.stats().limit, 4 * mb);
+  pool.deallocate(b, 4 * mb, nullptr);
 }
 
 }  // namespace
