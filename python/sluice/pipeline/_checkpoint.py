@@ -160,6 +160,28 @@ class Checkpointing:
         """If True, this pipeline was restored from a checkpoint."""
         return self._restored is not None
 
+    def _document_from_checkpoint(self, document):
+        """`document` starting where self._checkpoint says: the readers' and sources' positions
+        and the seed (the readers' starts in self._reader_starts)."""
+        if not self._enable_checkpointing:
+            raise RuntimeError("Cannot restore checkpoint. The `enable_checkpointing` was "
+                               "not specified when creating the pipeline")
+        cpt = parse(self._checkpoint)
+        doc = json.loads(document)
+        if self._seed_drawn:
+            doc["params"]["seed"] = None  # not the user's: the checkpoint's replaces it
+        self._reader_starts = apply(doc, cpt)
+        self._restored = cpt
+        if cpt.get("sources"):
+            self._feeder.seek(cpt["sources"])
+            self._end = bool(cpt["sources"].get("ended"))
+            self._exec_epoch, self._exec_samples = cpt["sources"].get("executor", (0, 0))
+            doc["params"]["first_epoch"] = self._exec_epoch
+            doc["params"]["first_sample"] = self._exec_samples
+        if cpt.get("seed") is not None:
+            self._seed = cpt["seed"]
+        return json.dumps(doc)
+
     @property
     def _iterator_data(self):
         return (self._restored or {}).get("iterator")

@@ -256,24 +256,7 @@ class Pipeline(PipelineMetadata, _checkpoint.Checkpointing):
         self._exec_epoch, self._exec_samples = 0, 0
         self._shared_sizes.clear()
         if self._checkpoint is not None:
-            if not self._enable_checkpointing:
-                raise RuntimeError("Cannot restore checkpoint. The `enable_checkpointing` was "
-                                   "not specified when creating the pipeline")
-            cpt = _checkpoint.parse(self._checkpoint)
-            doc = json.loads(document)
-            if self._seed_drawn:
-                doc["params"]["seed"] = None  # not the user's: the checkpoint's replaces it
-            self._reader_starts = _checkpoint.apply(doc, cpt)
-            self._restored = cpt
-            if cpt.get("sources"):
-                self._feeder.seek(cpt["sources"])
-                self._end = bool(cpt["sources"].get("ended"))
-                self._exec_epoch, self._exec_samples = cpt["sources"].get("executor", (0, 0))
-                doc["params"]["first_epoch"] = self._exec_epoch
-                doc["params"]["first_sample"] = self._exec_samples
-            if cpt.get("seed") is not None:
-                self._seed = cpt["seed"]
-            document = json.dumps(doc)
+            document = self._document_from_checkpoint(document)
         if self._device_memory_limit is not None and self._device_id >= 0:
             _sluice.set_device_memory_limit(int(self._device_memory_limit), self._device_id)
         self._backend = _sluice.PipelineBackend(document)
