@@ -1,17 +1,16 @@
-// The affine warp at 1080p (bench/gpu_operators.py: Sluice at 0.6x DALI's time there): which
-// block shape and which output rounding make the kernel of src/sluice/kernels/geometry/warp_gpu.cu
-// as it was ("v0", one row of 256 pixels a block) faster, without changing a bit of its output.
-// Answered: 32 x 4 tiles of 4 rows and the fast rounding, both adopted (bench/lab/README.md). Variants of that kernel over a batch of random
-// 1920x1080 RGB UINT8 images (warp_affine's matrix of gpu_operators.py, or a rotation by up to
-// +-30 degrees into the fitted size): the kernel as it is ("v0"), 2D tiles of 32 x TY threads each
-// doing ROWS rows, and either with the UINT8 rounding done by two round-toward-zero additions
-// instead of roundf and a conversion (both are floor(v + 0.5) for v in [0, 255]). Every variant's
-// output is compared byte for byte with v0's. Prints the best of 5 times and the bytes moved per
-// second against a plain device copy.
+// The affine warp at 1080p (bench/gpu_operators.py: Sluice at 0.74x-0.76x DALI's time there):
+// whether 32-bit coordinates and reading each row's two taps as 32-bit words make the kernel of
+// src/sluice/kernels/geometry/warp_gpu.cu ("v0") faster without changing a bit of its output.
+// Variants over a batch of random 1920x1080 RGB UINT8 images (warp_affine's matrix of
+// gpu_operators.py, or a rotation by up to +-30 degrees into the fitted size; points outside take
+// the fill value, or with CLAMP=1 the border): v0, v1 (every coordinate and bound in 32 bits)
+// and v2 (v1, and where all four taps are inside the image, 2 or 3 aligned word loads a row
+// instead of 6 byte loads), in a few tile shapes. Every variant's output is compared byte for
+// byte with v0's. Prints the best of 5 times and the bytes moved per second against a copy.
 //
 //   nvcc -O3 -std=c++20 -arch=sm_90 --expt-relaxed-constexpr -Isrc bench/lab/warp_variants.cu \
 //       -o /tmp/warp_variants
-//   /tmp/warp_variants [BATCH=256] [ROTATE=0|1]
+//   /tmp/warp_variants [BATCH=256] [ROTATE=0|1] [CLAMP=0|1]
 //   ncu --clock-control none --section SpeedOfLight --section MemoryWorkloadAnalysis \
 //       -k regex:v0 -c 1 /tmp/warp_variants 32
 #include <cuda_runtime.h>
@@ -33,77 +32,12 @@ using namespace sluice::kernels;
     }                                                               \
   } while (0)
 
-// floor(v + 0.5) of v clamped to [0, 255] (NaN: 0), as round_sat<uint8_t>: v + 0.5 rounded
-// toward zero keeps its floor, and adding 2^23 toward zero leaves that floor in the low bits.
-__device__ inline uint8_t round_u8_fast(float v) {
-  v = fminf(fmaxf(v, 0.0f), 255.0f);
-  return static_cast<uint8_t>(__float_as_uint(__fadd_rz(__fadd_rz(v, 0.5f), 8388608.0f)) -
-                              0x4B000000u);
-}
+// v0: the kernel of warp_gpu.cu (32 x 4 tiles, 4 rows a thread, 32-bit input offsets).
+template <int kVariant>
+__device__ inline void pixel(const WarpSample& s, const float* m, int y, int x);
 
-// warp_pixel for UINT8 RGB, linear, with round_u8_fast.
-__device__ inline void warp_pixel_fast(const WarpSample& s, const float* m, int64_t y, int64_t x) {
-  const uint8_t* in = static_cast<const uint8_t*>(s.in);
-  uint8_t* out = static_cast<uint8_t*>(s.out) + (y * s.out_w + x) * 3;
-  const float fx = __fadd_rn(static_cast<float>(x), 0.5f),
-              fy = __fadd_rn(static_cast<float>(y), 0.5f);
-  const float sx = __fadd_rn(__fadd_rn(__fmul_rn(m[0], fx), __fmul_rn(m[1], fy)), m[2]);
-  const float sy = __fadd_rn(__fadd_rn(__fmul_rn(m[3], fx), __fmul_rn(m[4], fy)), m[5]);
-  const uint8_t fill_in = round_sat<uint8_t>(static_cast<float>(round_sat<uint8_t>(s.fill)));
-  const float px = __fsub_rn(sx, 0.5f), py = __fsub_rn(sy, 0.5f);
-  const int64_t x0 = floor_index(px), y0 = floor_index(py);
-  const float qx = __fsub_rn(px, static_cast<float>(x0)),
-              qy = __fsub_rn(py, static_cast<float>(y0));
-  const float rx = __fsub_rn(1.0f, qx);
-  const uint8_t* p00 = warp_tap<int32_t>(s, in, y0, x0, 3);
-  const uint8_t* p01 = warp_tap<int32_t>(s, in, y0, x0 + 1, 3);
-  const uint8_t* p10 = warp_tap<int32_t>(s, in, y0 + 1, x0, 3);
-  const uint8_t* p11 = warp_tap<int32_t>(s, in, y0 + 1, x0 + 1, 3);
-#pragma unroll
-  for (int c = 0; c < 3; ++c) {
-    const float s00 = warp_input_float(p00 ? __ldg(p00 + c) : fill_in);
-    const float s01 = warp_input_float(p01 ? __ldg(p01 + c) : fill_in);
-    const float s10 = warp_input_float(p10 ? __ldg(p10 + c) : fill_in);
-    const float s11 = warp_input_float(p11 ? __ldg(p11 + c) : fill_in);
-    const float r0 = __fadd_rn(__fmul_rn(s00, rx), __fmul_rn(s01, qx));
-    const float r1 = __fadd_rn(__fmul_rn(s10, rx), __fmul_rn(s11, qx));
-    out[c] = round_u8_fast(__fadd_rn(r0, __fmul_rn(__fsub_rn(r1, r0), qy)));
-  }
-}
-
-constexpr int kBlock = 256;
-constexpr int kItems = 4;
-
-template <typename Out, typename In, int kChannels>
-__global__ void v0(const WarpSample* __restrict__ samples) {
-  __shared__ float m_shared[6];
-  if (threadIdx.x == 0) warp_matrix(samples[blockIdx.y], m_shared);
-  const WarpSample s = samples[blockIdx.y];
-  __syncthreads();
-  float m[6];
-#pragma unroll
-  for (int k = 0; k < 6; ++k) m[k] = m_shared[k];
-  const int64_t pixels = s.out_h * s.out_w;
-  int64_t p = int64_t{blockIdx.x} * kBlock * kItems + threadIdx.x;
-  if (p >= pixels) return;
-  int64_t y = p / s.out_w, x = p - y * s.out_w;
-  const bool small = s.in_h * s.in_w * s.channels < INT32_MAX;
-  for (int it = 0; it < kItems && p < pixels; ++it, p += kBlock) {
-    if (small)
-      warp_pixel<Out, In, kChannels, int32_t>(s, m, y, x);
-    else
-      warp_pixel<Out, In, kChannels, int64_t>(s, m, y, x);
-    x += kBlock;
-    while (x >= s.out_w) {
-      x -= s.out_w;
-      ++y;
-    }
-  }
-}
-
-// 2D tiles: block (32, kTy), each thread kRows rows kTy apart.
-template <typename Out, typename In, int kChannels, int kTy, int kRows, bool kFast>
-__global__ void v2d(const WarpSample* __restrict__ samples) {
+template <int kVariant, int kTy = 4, int kRows = 4>
+__global__ void tiles(const WarpSample* __restrict__ samples) {
   __shared__ float m_shared[6];
   if (threadIdx.x == 0 && threadIdx.y == 0) warp_matrix(samples[blockIdx.z], m_shared);
   const WarpSample s = samples[blockIdx.z];
@@ -111,19 +45,107 @@ __global__ void v2d(const WarpSample* __restrict__ samples) {
   float m[6];
 #pragma unroll
   for (int k = 0; k < 6; ++k) m[k] = m_shared[k];
-  const int64_t x = int64_t{blockIdx.x} * 32 + threadIdx.x;
+  const int x = blockIdx.x * 32 + threadIdx.x;
   if (x >= s.out_w) return;
-  const int64_t y0 = int64_t{blockIdx.y} * kTy * kRows + threadIdx.y;
+  const int first_row = blockIdx.y * kTy * kRows + threadIdx.y;
 #pragma unroll
   for (int r = 0; r < kRows; ++r) {
-    const int64_t y = y0 + r * kTy;
+    const int y = first_row + r * kTy;
     if (y >= s.out_h) break;
-    if constexpr (kFast) {
-      warp_pixel_fast(s, m, y, x);
-    } else {
-      warp_pixel<Out, In, kChannels, int32_t>(s, m, y, x);
+    pixel<kVariant>(s, m, y, x);
+  }
+}
+
+template <>
+__device__ inline void pixel<0>(const WarpSample& s, const float* m, int y, int x) {
+  warp_pixel<uint8_t, uint8_t, 3, int32_t>(s, m, y, x);
+}
+
+// v1: every coordinate, bound and offset in 32 bits (int64_t compares and products take two or
+// more instructions each).
+__device__ inline int floor_i32(float v) {
+  v = fminf(fmaxf(v, -1073741824.0f), 1073741824.0f);
+  return static_cast<int>(floorf(v));
+}
+__device__ inline const uint8_t* tap32(const WarpSample& s, const uint8_t* in, int y, int x, int h,
+                                       int w) {
+  if (s.clamp) {
+    y = min(max(y, 0), h - 1);
+    x = min(max(x, 0), w - 1);
+  } else if (static_cast<unsigned>(y) >= static_cast<unsigned>(h) ||
+             static_cast<unsigned>(x) >= static_cast<unsigned>(w)) {
+    return nullptr;
+  }
+  return in + (y * w + x) * 3;
+}
+// 2^23 + byte `c` of `word` as float bits, minus 2^23: the byte as float (one PRMT, one FADD).
+__device__ inline float byte_float(uint32_t word, int c) {
+  return __fsub_rn(__uint_as_float(__byte_perm(word, 0x4Bu, c | 0x4650)), 8388608.0f);
+}
+template <bool kWords>
+__device__ inline void pixel_i32(const WarpSample& s, const float* m, int y, int x) {
+  const uint8_t* in = static_cast<const uint8_t*>(s.in);
+  const int h = static_cast<int>(s.in_h), w = static_cast<int>(s.in_w);
+  uint8_t* out = static_cast<uint8_t*>(s.out) + (y * static_cast<int>(s.out_w) + x) * 3;
+  const float fx = __fadd_rn(static_cast<float>(x), 0.5f), fy = __fadd_rn(static_cast<float>(y), 0.5f);
+  const float sx = __fadd_rn(__fadd_rn(__fmul_rn(m[0], fx), __fmul_rn(m[1], fy)), m[2]);
+  const float sy = __fadd_rn(__fadd_rn(__fmul_rn(m[3], fx), __fmul_rn(m[4], fy)), m[5]);
+  const uint8_t fill_out = round_sat<uint8_t>(s.fill);
+  const uint8_t fill_in = round_sat<uint8_t>(static_cast<float>(fill_out));
+  const float px = __fsub_rn(sx, 0.5f), py = __fsub_rn(sy, 0.5f);
+  const int x0 = floor_i32(px), y0 = floor_i32(py);
+  const float qx = __fsub_rn(px, static_cast<float>(x0)), qy = __fsub_rn(py, static_cast<float>(y0));
+  const float rx = __fsub_rn(1.0f, qx);
+  float v00[3], v01[3], v10[3], v11[3];
+  if (kWords && static_cast<unsigned>(x0) < static_cast<unsigned>(w - 1) &&
+      static_cast<unsigned>(y0) < static_cast<unsigned>(h - 1)) {
+    // Both rows' two taps are 6 bytes each, inside the image: 2 or 3 aligned words a row.
+#pragma unroll
+    for (int r = 0; r < 2; ++r) {
+      const uint8_t* p = in + ((y0 + r) * w + x0) * 3;
+      const uintptr_t a = reinterpret_cast<uintptr_t>(p);
+      const uint32_t* wp = reinterpret_cast<const uint32_t*>(a & ~uintptr_t{3});
+      const unsigned k = static_cast<unsigned>(a & 3) * 8;
+      const uint32_t w0 = __ldg(wp), w1 = __ldg(wp + 1), w2 = k > 16 ? __ldg(wp + 2) : 0u;
+      const uint32_t lo = __funnelshift_r(w0, w1, k), hi = __funnelshift_r(w1, w2, k);
+      float* a0 = r ? v10 : v00;
+      float* a1 = r ? v11 : v01;
+      a0[0] = byte_float(lo, 0);
+      a0[1] = byte_float(lo, 1);
+      a0[2] = byte_float(lo, 2);
+      a1[0] = byte_float(lo, 3);
+      a1[1] = byte_float(hi, 0);
+      a1[2] = byte_float(hi, 1);
+    }
+  } else {
+    const uint8_t* p00 = tap32(s, in, y0, x0, h, w);
+    const uint8_t* p01 = tap32(s, in, y0, x0 + 1, h, w);
+    const uint8_t* p10 = tap32(s, in, y0 + 1, x0, h, w);
+    const uint8_t* p11 = tap32(s, in, y0 + 1, x0 + 1, h, w);
+#pragma unroll
+    for (int c = 0; c < 3; ++c) {
+      v00[c] = warp_input_float(p00 ? __ldg(p00 + c) : fill_in);
+      v01[c] = warp_input_float(p01 ? __ldg(p01 + c) : fill_in);
+      v10[c] = warp_input_float(p10 ? __ldg(p10 + c) : fill_in);
+      v11[c] = warp_input_float(p11 ? __ldg(p11 + c) : fill_in);
     }
   }
+#pragma unroll
+  for (int c = 0; c < 3; ++c) {
+    const float r0 = __fadd_rn(__fmul_rn(v00[c], rx), __fmul_rn(v01[c], qx));
+    const float r1 = __fadd_rn(__fmul_rn(v10[c], rx), __fmul_rn(v11[c], qx));
+    out[c] = round_sat<uint8_t>(__fadd_rn(r0, __fmul_rn(__fsub_rn(r1, r0), qy)));
+  }
+}
+template <>
+__device__ inline void pixel<1>(const WarpSample& s, const float* m, int y, int x) {
+  pixel_i32<false>(s, m, y, x);
+}
+// v2: v1, and where the four taps are inside the image each row's two taps are read as 32-bit
+// words (12 byte loads become 4 to 6 word loads).
+template <>
+__device__ inline void pixel<2>(const WarpSample& s, const float* m, int y, int x) {
+  pixel_i32<true>(s, m, y, x);
 }
 
 __global__ void copy_kernel(const uint4* in, uint4* out, size_t n) {
@@ -136,6 +158,7 @@ int main(int argc, char** argv) {
   const int N = argc > 1 ? atoi(argv[1]) : 256;
   const int H = 1080, W = 1920, C = 3;
   const bool rotate = argc > 2 && atoi(argv[2]);
+  const bool clamp = argc > 3 && atoi(argv[3]);
   const size_t in_bytes = size_t(H) * W * C;
   uint8_t* d_in;
   CK(cudaMalloc(&d_in, in_bytes * N));
@@ -156,7 +179,7 @@ int main(int argc, char** argv) {
     s.in_w = W;
     s.channels = C;
     s.linear = true;
-    s.clamp = false;
+    s.clamp = clamp;
     s.fill = 0;
     if (rotate) {
       float a = (-30.f + 60.f * ((i * 37) % 101) / 100.f) * 3.14159265f / 180.f;
@@ -226,10 +249,8 @@ int main(int argc, char** argv) {
     printf("%-28s %8.3f ms  %7.1f GB/s (in+out)%s\n", name, best,
            (in_bytes * N + out_total) / best / 1e6, eq);
   };
-  const int64_t pixels = max_h * max_w;
-  const int64_t per_block = int64_t{kBlock} * kItems;
-  printf("%s batch %d of %dx%dx%d -> max %lldx%lld\n", rotate ? "rotate" : "warp_affine", N, W, H,
-         C, (long long)max_w, (long long)max_h);
+  printf("%s%s batch %d of %dx%dx%d -> max %lldx%lld\n", rotate ? "rotate" : "warp_affine",
+         clamp ? " (clamp)" : " (fill)", N, W, H, C, (long long)max_w, (long long)max_h);
   time(
       "copy (in->out, bandwidth)",
       [&] {
@@ -237,36 +258,19 @@ int main(int argc, char** argv) {
                                       std::min(in_bytes * N, out_total) / 16);
       },
       false);
-  time(
-      "v0 (current)",
-      [&] {
-        v0<uint8_t, uint8_t, 3><<<dim3((pixels + per_block - 1) / per_block, N), kBlock>>>(ds0);
-      },
-      false);
-  time(
-      "v0 again into out1",
-      [&] {
-        v0<uint8_t, uint8_t, 3><<<dim3((pixels + per_block - 1) / per_block, N), kBlock>>>(ds1);
-      },
-      true);
-#define T2D(TY, ROWS, FAST)                                                                        \
-  time(                                                                                            \
-      (std::string("2d 32x" #TY " rows " #ROWS) + (FAST ? " fast" : "")).c_str(),                  \
-      [&] {                                                                                        \
-        v2d<uint8_t, uint8_t, 3, TY, ROWS, FAST>                                                   \
-            <<<dim3((max_w + 31) / 32, (max_h + TY * ROWS - 1) / (TY * ROWS), N), dim3(32, TY)>>>( \
-                ds1);                                                                              \
-      },                                                                                           \
-      true)
-  T2D(8, 1, false);
-  T2D(8, 4, false);
-  T2D(4, 4, false);
-  T2D(16, 2, false);
-  T2D(8, 8, false);
-  T2D(2, 8, false);
-  T2D(8, 1, true);
-  T2D(8, 4, true);
-  T2D(4, 4, true);
-  T2D(16, 2, true);
+#define TILES(NAME, V, TY, ROWS, OUT)                                              \
+  time(                                                                            \
+      NAME,                                                                        \
+      [&] {                                                                        \
+        tiles<V, TY, ROWS><<<dim3((max_w + 31) / 32, (max_h + TY * ROWS - 1) / (TY * ROWS), N), \
+                             dim3(32, TY)>>>(OUT);                                 \
+      },                                                                           \
+      OUT == ds1)
+  TILES("v0 (warp_gpu.cu)", 0, 4, 4, ds0);
+  TILES("v0 again into out1", 0, 4, 4, ds1);
+  TILES("v1 32-bit coordinates", 1, 4, 4, ds1);
+  TILES("v2 v1 + word loads", 2, 4, 4, ds1);
+  TILES("v2 32x8 rows 2", 2, 8, 2, ds1);
+  TILES("v2 32x4 rows 8", 2, 4, 8, ds1);
   return 0;
 }
