@@ -80,36 +80,66 @@ SLUICE_HOST_DEVICE inline float warp_input_float(In v) {
 
 // The first channel of input pixel (y, x) of an image with `channels` channels; with `clamp`
 // the nearest border pixel for points outside, else nullptr (the fill value) for them.
-// Index: the type of the input offset (int32_t where the input has fewer than 2^31 elements).
+// Index: the type of coordinates and input offsets (int32_t where the input has fewer than 2^31
+// elements: 64-bit compares and products take several instructions on the GPU).
 template <typename Index, typename In>
-SLUICE_HOST_DEVICE inline const In* warp_tap(const WarpSample& s, const In* in, int64_t y,
-                                             int64_t x, int channels) {
+SLUICE_HOST_DEVICE inline const In* warp_tap(const WarpSample& s, const In* in, Index y, Index x,
+                                             int channels) {
+  const Index h = static_cast<Index>(s.in_h), w = static_cast<Index>(s.in_w);
   if (s.clamp) {
-    y = y < 0 ? 0 : (y >= s.in_h ? s.in_h - 1 : y);
-    x = x < 0 ? 0 : (x >= s.in_w ? s.in_w - 1 : x);
-  } else if (y < 0 || y >= s.in_h || x < 0 || x >= s.in_w) {
+    y = y < 0 ? 0 : (y >= h ? h - 1 : y);
+    x = x < 0 ? 0 : (x >= w ? w - 1 : x);
+  } else if (y < 0 || y >= h || x < 0 || x >= w) {
     return nullptr;
   }
-  const Index w = static_cast<Index>(s.in_w);
-  return in + (static_cast<Index>(y) * w + static_cast<Index>(x)) * channels;
+  return in + (y * w + x) * channels;
 }
+
+// The input point (sx, sy) output pixel (y, x) maps to.
+template <typename Index>
+SLUICE_HOST_DEVICE inline void warp_source(const float* m, Index y, Index x, float& sx, float& sy) {
+  const float fx = add_rn(static_cast<float>(x), 0.5f), fy = add_rn(static_cast<float>(y), 0.5f);
+  sx = add_rn(add_rn(mul_rn(m[0], fx), mul_rn(m[1], fy)), m[2]);
+  sy = add_rn(add_rn(mul_rn(m[3], fx), mul_rn(m[4], fy)), m[5]);
+}
+
+// Linear interpolation at (sx, sy): the top-left of the four pixel centres around it and the
+// weights.
+template <typename Index>
+struct WarpLinear {
+  Index x0, y0;
+  float qx, qy, rx;
+  SLUICE_HOST_DEVICE WarpLinear(float sx, float sy) {
+    const float px = sub_rn(sx, 0.5f), py = sub_rn(sy, 0.5f);
+    x0 = static_cast<Index>(floor_index(px));
+    y0 = static_cast<Index>(floor_index(py));
+    qx = sub_rn(px, static_cast<float>(x0));
+    qy = sub_rn(py, static_cast<float>(y0));
+    rx = sub_rn(1.0f, qx);
+  }
+  // The interpolated value of the taps (y0, x0), (y0, x0 + 1), (y0 + 1, x0), (y0 + 1, x0 + 1).
+  SLUICE_HOST_DEVICE float at(float s00, float s01, float s10, float s11) const {
+    const float r0 = add_rn(mul_rn(s00, rx), mul_rn(s01, qx));
+    const float r1 = add_rn(mul_rn(s10, rx), mul_rn(s11, qx));
+    return add_rn(r0, mul_rn(sub_rn(r1, r0), qy));
+  }
+};
 
 // Output pixel (y, x), all channels; `m` from warp_matrix(). kChannels > 0 fixes the channel
 // count at compile time (the CUDA kernel's common cases); 0 reads it from the sample. Index as
-// for warp_tap.
+// for warp_tap; with int32_t the output must have fewer than 2^31 elements too.
 template <typename Out, typename In, int kChannels = 0, typename Index = int64_t>
-SLUICE_HOST_DEVICE inline void warp_pixel(const WarpSample& s, const float* m, int64_t y,
-                                          int64_t x) {
+SLUICE_HOST_DEVICE inline void warp_pixel(const WarpSample& s, const float* m, Index y, Index x) {
   const int channels = kChannels > 0 ? kChannels : s.channels;
   const In* in = static_cast<const In*>(s.in);
-  Out* out = static_cast<Out*>(s.out) + (y * s.out_w + x) * channels;
-  const float fx = add_rn(static_cast<float>(x), 0.5f), fy = add_rn(static_cast<float>(y), 0.5f);
-  const float sx = add_rn(add_rn(mul_rn(m[0], fx), mul_rn(m[1], fy)), m[2]);
-  const float sy = add_rn(add_rn(mul_rn(m[3], fx), mul_rn(m[4], fy)), m[5]);
+  Out* out = static_cast<Out*>(s.out) + (y * static_cast<Index>(s.out_w) + x) * channels;
+  float sx, sy;
+  warp_source(m, y, x, sx, sy);
   // DALI converts the fill value to the output type, and for interpolation on to the input's.
   const Out fill_out = round_sat<Out>(s.fill);
   if (!s.linear) {
-    const In* p = warp_tap<Index>(s, in, floor_index(sy), floor_index(sx), channels);
+    const In* p = warp_tap<Index>(s, in, static_cast<Index>(floor_index(sy)),
+                                  static_cast<Index>(floor_index(sx)), channels);
     for (int c = 0; c < channels; ++c) {
       if (!p) {
         out[c] = fill_out;
@@ -122,23 +152,17 @@ SLUICE_HOST_DEVICE inline void warp_pixel(const WarpSample& s, const float* m, i
     return;
   }
   const In fill_in = round_sat<In>(static_cast<float>(fill_out));
-  const float px = sub_rn(sx, 0.5f), py = sub_rn(sy, 0.5f);
-  const int64_t x0 = floor_index(px), y0 = floor_index(py);
-  const float qx = sub_rn(px, static_cast<float>(x0)), qy = sub_rn(py, static_cast<float>(y0));
-  const float rx = sub_rn(1.0f, qx);
+  const WarpLinear<Index> l(sx, sy);
   // The four pixels around the point, found once for all channels.
-  const In* p00 = warp_tap<Index>(s, in, y0, x0, channels);
-  const In* p01 = warp_tap<Index>(s, in, y0, x0 + 1, channels);
-  const In* p10 = warp_tap<Index>(s, in, y0 + 1, x0, channels);
-  const In* p11 = warp_tap<Index>(s, in, y0 + 1, x0 + 1, channels);
+  const In* p00 = warp_tap<Index>(s, in, l.y0, l.x0, channels);
+  const In* p01 = warp_tap<Index>(s, in, l.y0, l.x0 + 1, channels);
+  const In* p10 = warp_tap<Index>(s, in, l.y0 + 1, l.x0, channels);
+  const In* p11 = warp_tap<Index>(s, in, l.y0 + 1, l.x0 + 1, channels);
   for (int c = 0; c < channels; ++c) {
-    const float s00 = warp_input_float(p00 ? load_ro(p00 + c) : fill_in);
-    const float s01 = warp_input_float(p01 ? load_ro(p01 + c) : fill_in);
-    const float s10 = warp_input_float(p10 ? load_ro(p10 + c) : fill_in);
-    const float s11 = warp_input_float(p11 ? load_ro(p11 + c) : fill_in);
-    const float r0 = add_rn(mul_rn(s00, rx), mul_rn(s01, qx));
-    const float r1 = add_rn(mul_rn(s10, rx), mul_rn(s11, qx));
-    out[c] = round_sat<Out>(add_rn(r0, mul_rn(sub_rn(r1, r0), qy)));
+    out[c] = round_sat<Out>(l.at(warp_input_float(p00 ? load_ro(p00 + c) : fill_in),
+                                 warp_input_float(p01 ? load_ro(p01 + c) : fill_in),
+                                 warp_input_float(p10 ? load_ro(p10 + c) : fill_in),
+                                 warp_input_float(p11 ? load_ro(p11 + c) : fill_in)));
   }
 }
 
