@@ -70,6 +70,7 @@ def test_torchrun_ranks_divide_the_cores_and_pin_their_workers(rank):
     assert out.returncode == 0, out.stderr
     workers = json.loads(out.stdout)
     share = cpus[len(cpus) * rank // 2:len(cpus) * (rank + 1) // 2] or [cpus[rank % len(cpus)]]
+    share = share[:len(share) - len(share) // 8]  # one core in eight left to the training loop
     assert sorted(workers) == [f"sluice-w{k}" for k in range(min(8, len(share)))]
     assert sorted(workers.values()) == sorted(str(c) for c in share[:len(workers)])
 

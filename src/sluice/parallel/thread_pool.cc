@@ -197,7 +197,12 @@ std::vector<int> ThreadPool::rank_share_from_env() {
   std::vector<int> cpus = process_cpus();
   // A launcher that bound each rank (torchrun --cpu-bind, numactl, Slurm) divided them already.
   if (cpus.empty() || static_cast<long>(cpus.size()) < sysconf(_SC_NPROCESSORS_ONLN)) return {};
-  return share_of(cpus, rank, size);
+  return pipeline_part(share_of(cpus, rank, size));
+}
+
+std::vector<int> ThreadPool::pipeline_part(std::vector<int> share) {
+  share.resize(share.size() - share.size() / kCoresPerTrainingCore);
+  return share;
 }
 
 std::vector<int> ThreadPool::default_affinity(int num_threads, int device) {

@@ -77,7 +77,13 @@ class ThreadPool {
   // share of process_cpus(), so that the ranks divide the host's cores instead of each taking
   // all of them. Empty when not under such a launcher, with SLUICE_SHARE_CORES_BY_RANK=0, or when
   // the launcher already bound the process to fewer CPUs than the host has online.
+  // Of that share, the pipeline's threads take pipeline_part(): the rank's training loop (its
+  // Python thread, DDP's and NCCL's) needs cores of its own, and without them ResNet-18 on two
+  // H100s lost a fifth of its speed (bench/RESULTS.md#two-gpus).
   static std::vector<int> rank_share_from_env();
+  // All but one in kCoresPerTrainingCore of `share` (16 cores: 14), all of a share below that.
+  static constexpr int kCoresPerTrainingCore = 8;
+  static std::vector<int> pipeline_part(std::vector<int> share);
   // Names the calling thread (at most 15 characters) for top -H, py-spy and debuggers.
   static void name_this_thread(const std::string& name);
 
