@@ -45,15 +45,24 @@ __device__ inline void warp_pixel_rgb8(const WarpSample& s, const float* m, int 
   float sx, sy;
   warp_source(m, y, x, sx, sy);
   const WarpLinear<int> l(sx, sy);
+  uint8_t* out = static_cast<uint8_t*>(s.out) + (y * static_cast<int>(s.out_w) + x) * 3;
   if (l.x0 < 0 || l.x0 + 1 >= w || l.y0 < 0 || l.y0 + 1 >= h) {
-    warp_pixel<uint8_t, uint8_t, 3, int>(s, m, y, x);  // a border: taps outside or clamped
+    constexpr int kNear = 1 << 22;  // within it the weights are exact to a few ulps
+    if (!s.clamp && (l.x0 < -1 || l.x0 >= w || l.y0 < -1 || l.y0 >= h) && l.x0 > -kNear &&
+        l.x0 < kNear && l.y0 > -kNear && l.y0 < kNear) {
+      // All four taps outside, not far off (nor NaN): the weights of four equal fill values
+      // sum to it within 2^-14, so warp_pixel rounds to the fill value too (half of a
+      // rotation's fitted output).
+      out[0] = out[1] = out[2] = round_sat<uint8_t>(s.fill);
+    } else {
+      warp_pixel<uint8_t, uint8_t, 3, int>(s, m, y, x);  // a border: some taps outside
+    }
     return;
   }
   const uint8_t* in = static_cast<const uint8_t*>(s.in) + (l.y0 * w + l.x0) * 3;
   float v00[3], v01[3], v10[3], v11[3];
   load_rgb_pair(in, v00, v01);
   load_rgb_pair(in + w * 3, v10, v11);
-  uint8_t* out = static_cast<uint8_t*>(s.out) + (y * static_cast<int>(s.out_w) + x) * 3;
 #pragma unroll
   for (int c = 0; c < 3; ++c) out[c] = round_sat<uint8_t>(l.at(v00[c], v01[c], v10[c], v11[c]));
 }
