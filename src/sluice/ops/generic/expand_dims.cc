@@ -1,13 +1,10 @@
-// expand_dims: inserts dimensions of extent 1 (DataNode indexing with sluice.newaxis). The data
-// is copied unchanged; the GPU class calls only the CUDA facade, so it builds everywhere and
-// lives here.
+// expand_dims: inserts dimensions of extent 1 (DataNode indexing with sluice.newaxis), without a
+// copy (the output views the input's memory, so one class serves both devices).
 
 #include <algorithm>
-#include <cstring>
 
-#include "sluice/exec/operator.h"
 #include "sluice/graph/schema_registry.h"
-#include "sluice/ops/op_policy.h"
+#include "sluice/ops/generic/reshape.h"
 
 namespace sluice {
 namespace {
@@ -23,7 +20,7 @@ SLUICE_REGISTER_SCHEMA(
         .arg("new_axis_names", ArgType::kString, std::string(),
              "Layout names of the new dimensions, one per axis."));
 
-class ExpandDimsBase : public Operator {
+class ExpandDimsOp : public Operator {
  public:
   using Operator::Operator;
   void setup(const OpContext& ctx) override {
@@ -43,7 +40,17 @@ class ExpandDimsBase : public Operator {
     }
   }
 
- protected:
+ void run(Workspace& ws) override {
+    const TensorList& in = ws.input(0);
+    std::vector<Shape> shapes;
+    Layout layout;
+    plan(in, shapes, layout);
+    TensorList& out = ws.output(0);
+    view_as(in, out, std::move(shapes), in.dtype());
+    out.set_layout(layout);
+  }
+
+ private:
   // Output shapes and layout for the input `in`.
   void plan(const TensorList& in, std::vector<Shape>& shapes, Layout& layout) const {
     const int out_ndim = in.sample_ndim() + static_cast<int>(axes_.size());
@@ -67,56 +74,12 @@ class ExpandDimsBase : public Operator {
     if (axes_.empty()) layout = in.layout();
   }
 
- private:
   std::vector<std::pair<int64_t, char>> axes_;  // sorted, with their names
   std::string names_;
 };
 
-class ExpandDimsCpu : public ExpandDimsBase {
- public:
-  using ExpandDimsBase::ExpandDimsBase;
-  void run(Workspace& ws) override {
-    const TensorList& in = ws.input(0);
-    TensorList& out = ws.output(0);
-    std::vector<Shape> shapes;
-    Layout layout;
-    plan(in, shapes, layout);
-    out.resize(std::move(shapes), in.dtype());
-    out.set_layout(layout);
-    ws.for_each_sample(
-        [&](int i, int) {
-          if (in.sample_bytes(i)) {
-            std::memcpy(out.raw_sample(i), in.raw_sample(i), in.sample_bytes(i));
-          }
-        },
-        inline_below(in));
-  }
-};
-
-class ExpandDimsGpu : public ExpandDimsBase {
- public:
-  using ExpandDimsBase::ExpandDimsBase;
-  void run(Workspace& ws) override {
-    const TensorList& in = ws.input(0);
-    TensorList& out = ws.output(0);
-    std::vector<Shape> shapes;
-    Layout layout;
-    plan(in, shapes, layout);
-    out.resize(std::move(shapes), in.dtype());
-    out.set_layout(layout);
-    if (in.total_bytes() == 0) return;
-    if (in.is_contiguous()) {
-      cuda::memcpy_async(out.raw_data(), in.raw_data(), in.total_bytes(), ws.stream());
-      return;
-    }
-    for (int i = 0; i < in.num_samples(); ++i) {
-      cuda::memcpy_async(out.raw_sample(i), in.raw_sample(i), in.sample_bytes(i), ws.stream());
-    }
-  }
-};
-
-SLUICE_REGISTER_OPERATOR("expand_dims", OpDevice::kCPU, ExpandDimsCpu);
-SLUICE_REGISTER_OPERATOR("expand_dims", OpDevice::kGPU, ExpandDimsGpu);
+SLUICE_REGISTER_OPERATOR("expand_dims", OpDevice::kCPU, ExpandDimsOp);
+SLUICE_REGISTER_OPERATOR("expand_dims", OpDevice::kGPU, ExpandDimsOp);
 
 }  // namespace
 }  // namespace sluice

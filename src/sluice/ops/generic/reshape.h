@@ -1,6 +1,7 @@
 #pragma once
-// Shared by "reshape" (reshape.cc), "reinterpret" (reinterpret.cc) and "squeeze": one class
-// per operator for both devices, since the output views the input's memory.
+// Shared by "reshape" (reshape.cc), "reinterpret" (reinterpret.cc), "squeeze", "expand_dims" and
+// "_subscript_dim_check": one class per operator for both devices, since the output views the
+// input's memory.
 
 #include <vector>
 

@@ -1,12 +1,9 @@
 // "_subscript_dim_check": DataNode indexing with full ranges only (x[:, :]): checks that the
-// input has enough dimensions and passes it through. The GPU class calls only the CUDA facade,
-// so it builds everywhere and lives here.
+// input has enough dimensions and passes it through (the output views the input's memory, so
+// one class serves both devices).
 
-#include <cstring>
-
-#include "sluice/exec/operator.h"
 #include "sluice/graph/schema_registry.h"
-#include "sluice/ops/op_policy.h"
+#include "sluice/ops/generic/reshape.h"
 
 namespace sluice {
 namespace {
@@ -20,42 +17,22 @@ SLUICE_REGISTER_SCHEMA(OpSchema("_subscript_dim_check")
                                          "The number of subscripts.")
                            .internal());
 
-void check_dims(const OpSpec& spec, const TensorList& in) {
-  const int n = spec.arg<int>("num_subscripts");
-  SLUICE_CHECK(n <= in.sample_ndim(), InvalidArgument, "Too many indices (", n, ") for a ",
-               in.sample_ndim(), "-D tensor.");
-}
-
-class SubscriptDimCheckCpu : public Operator {
+class SubscriptDimCheckOp : public Operator {
  public:
   using Operator::Operator;
   void run(Workspace& ws) override {
     const TensorList& in = ws.input(0);
-    check_dims(spec_, in);
+    const int n = spec_.arg<int>("num_subscripts");
+    SLUICE_CHECK(n <= in.sample_ndim(), InvalidArgument, "Too many indices (", n, ") for a ",
+                 in.sample_ndim(), "-D tensor.");
     TensorList& out = ws.output(0);
-    out.resize(in.shapes(), in.dtype());
+    view_as(in, out, in.shapes(), in.dtype());
     out.set_layout(in.layout());
-    ws.for_each_sample(
-        [&](int i, int) {
-          if (in.sample_bytes(i)) {
-            std::memcpy(out.raw_sample(i), in.raw_sample(i), in.sample_bytes(i));
-          }
-        },
-        inline_below(in));
   }
 };
 
-class SubscriptDimCheckGpu : public Operator {
- public:
-  using Operator::Operator;
-  void run(Workspace& ws) override {
-    check_dims(spec_, ws.input(0));
-    ws.output(0).copy_from(ws.input(0), ws.stream());
-  }
-};
-
-SLUICE_REGISTER_OPERATOR("_subscript_dim_check", OpDevice::kCPU, SubscriptDimCheckCpu);
-SLUICE_REGISTER_OPERATOR("_subscript_dim_check", OpDevice::kGPU, SubscriptDimCheckGpu);
+SLUICE_REGISTER_OPERATOR("_subscript_dim_check", OpDevice::kCPU, SubscriptDimCheckOp);
+SLUICE_REGISTER_OPERATOR("_subscript_dim_check", OpDevice::kGPU, SubscriptDimCheckOp);
 
 }  // namespace
 }  // namespace sluice
