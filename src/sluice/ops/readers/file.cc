@@ -91,11 +91,7 @@ class FileReader : public Reader {
     }
   }
 
-  nlohmann::json stats() const override {
-    if (!ahead_) return nlohmann::json::object();
-    return {{"s3_batches_ahead", ahead_->batches_ahead()},
-            {"s3_bytes_ahead", ahead_->bytes_ahead()}};
-  }
+  nlohmann::json stats() const override { return objects_ahead_stats(ahead_.get()); }
 
   void run(Workspace& ws) override {
     if (ahead_) return run_from_object_store(ws);

@@ -48,4 +48,12 @@ class Reader : public Operator {
   bool read_ahead_ = false;
 };
 
+// stats() of a reader that reads object storage ahead (`ahead`: its ObjectsAhead, null when it
+// reads local files): how many batches and bytes it has in flight.
+template <class Ahead>
+nlohmann::json objects_ahead_stats(const Ahead* ahead) {
+  if (!ahead) return nlohmann::json::object();
+  return {{"s3_batches_ahead", ahead->batches_ahead()}, {"s3_bytes_ahead", ahead->bytes_ahead()}};
+}
+
 }  // namespace sluice
