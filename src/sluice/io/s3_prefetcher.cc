@@ -1,9 +1,13 @@
 // S3Prefetcher: many S3 requests in flight on one thread through libcurl's multi interface.
 
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
 #include <sys/resource.h>
+#include <unistd.h>
 
 #include <chrono>
 #include <map>
+#include <optional>
 #include <random>
 #include <unordered_map>
 
@@ -60,8 +64,14 @@ struct Active {
 };
 }  // namespace
 
+// libcurl's event-driven interface (curl_multi_socket_action) on epoll: each event costs the work
+// of its own transfer, where curl_multi_perform and curl_multi_poll visit every transfer in flight
+// (measured: that doubled the client's CPU per object at 256 in flight).
 struct S3Prefetcher::Loop {
   CURLM* multi = curl_multi_init();
+  int epoll = epoll_create1(EPOLL_CLOEXEC);
+  int wake = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);  // fetch() and the destructor write to it
+  std::optional<Clock::time_point> curl_deadline;     // curl's timer
   std::minstd_rand rng{std::random_device{}()};
   std::unordered_map<CURL*, std::unique_ptr<Active>> running;         // added to `multi`
   std::multimap<Clock::time_point, std::unique_ptr<Active>> waiting;  // backoff before a retry
@@ -79,6 +89,36 @@ struct S3Prefetcher::Loop {
     }
     for (CURL* c : idle) curl_easy_cleanup(c);
     curl_multi_cleanup(multi);
+    if (epoll >= 0) close(epoll);
+    if (wake >= 0) close(wake);
+  }
+
+  static int on_socket(CURL*, curl_socket_t s, int what, void* user, void*) {
+    auto* l = static_cast<Loop*>(user);
+    if (what == CURL_POLL_REMOVE) {
+      epoll_ctl(l->epoll, EPOLL_CTL_DEL, s, nullptr);
+      return 0;
+    }
+    epoll_event ev{};
+    ev.data.fd = s;
+    ev.events = ((what & CURL_POLL_IN) ? EPOLLIN : 0u) | ((what & CURL_POLL_OUT) ? EPOLLOUT : 0u);
+    if (epoll_ctl(l->epoll, EPOLL_CTL_MOD, s, &ev) != 0) epoll_ctl(l->epoll, EPOLL_CTL_ADD, s, &ev);
+    return 0;
+  }
+
+  static int on_timer(CURLM*, long timeout_ms, void* user) {
+    auto* l = static_cast<Loop*>(user);
+    if (timeout_ms < 0) {
+      l->curl_deadline.reset();
+    } else {
+      l->curl_deadline = Clock::now() + std::chrono::milliseconds(timeout_ms);
+    }
+    return 0;
+  }
+
+  void wake_up() const {
+    uint64_t one = 1;
+    [[maybe_unused]] ssize_t n = write(wake, &one, sizeof(one));
   }
 
   // Starts the next attempt of `a`.
@@ -109,9 +149,17 @@ S3Prefetcher::S3Prefetcher(std::shared_ptr<S3Client> client, int connections, si
       max_size_(max_size),
       connections_(within_descriptor_limit(std::max(1, connections))),
       loop_(std::make_unique<Loop>()) {
-  SLUICE_CHECK(loop_->multi != nullptr, IOError,
+  SLUICE_CHECK(loop_->multi != nullptr && loop_->epoll >= 0 && loop_->wake >= 0, IOError,
                "cannot start reading from object storage: "
-               "libcurl's multi handle could not be made");
+               "libcurl's multi handle or its epoll could not be made");
+  epoll_event ev{};
+  ev.events = EPOLLIN;
+  ev.data.fd = loop_->wake;
+  epoll_ctl(loop_->epoll, EPOLL_CTL_ADD, loop_->wake, &ev);
+  curl_multi_setopt(loop_->multi, CURLMOPT_SOCKETFUNCTION, &Loop::on_socket);
+  curl_multi_setopt(loop_->multi, CURLMOPT_SOCKETDATA, loop_.get());
+  curl_multi_setopt(loop_->multi, CURLMOPT_TIMERFUNCTION, &Loop::on_timer);
+  curl_multi_setopt(loop_->multi, CURLMOPT_TIMERDATA, loop_.get());
   // Connections beyond the requests in flight would only sit idle; fewer would queue requests
   // inside curl.
   curl_multi_setopt(loop_->multi, CURLMOPT_MAX_TOTAL_CONNECTIONS, static_cast<long>(connections_));
@@ -124,7 +172,7 @@ S3Prefetcher::~S3Prefetcher() {
     std::lock_guard<std::mutex> lock(mu_);
     stop_ = true;
   }
-  curl_multi_wakeup(loop_->multi);
+  loop_->wake_up();
   thread_.join();
   loop_.reset();  // abandons the requests in flight and waiting to be retried
   for (auto& f : queue_) cancel(*f);
@@ -143,7 +191,7 @@ std::shared_ptr<S3Prefetcher::Fetch> S3Prefetcher::fetch(const std::string& uri,
     queue_.push_back(f);
   }
   // A queue that was not empty is drained as requests finish, which wakes the loop anyway.
-  if (was_empty) curl_multi_wakeup(loop_->multi);
+  if (was_empty) loop_->wake_up();
   return f;
 }
 
@@ -151,6 +199,7 @@ void S3Prefetcher::run() {
   Loop& l = *loop_;
   const S3Config& config = client_->config_;
   std::vector<std::shared_ptr<Fetch>> starts;
+  bool finished = false;
   while (true) {
     starts.clear();
     {
@@ -181,9 +230,36 @@ void S3Prefetcher::run() {
       l.attempt(std::move(a), config);
     }
 
+    // Sleep until a socket is ready, curl's timer, the next retry or a wake-up (a fetch, the
+    // destructor); not at all when finished requests made room for queued ones.
+    auto now = Clock::now();
+    int64_t wait_ms = finished ? 0 : 1000;
+    for (auto when : {l.curl_deadline,
+                      l.waiting.empty() ? std::nullopt : std::optional(l.waiting.begin()->first)}) {
+      if (!when) continue;
+      auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(*when - now).count();
+      wait_ms = std::clamp<int64_t>(*when > now ? ms + 1 : 0, 0, wait_ms);
+    }
+    epoll_event events[256];
+    int n = epoll_wait(l.epoll, events, 256, static_cast<int>(wait_ms));
     int still_running = 0;
-    curl_multi_perform(l.multi, &still_running);
-    bool finished = false;
+    for (int i = 0; i < n; ++i) {
+      if (events[i].data.fd == l.wake) {
+        uint64_t count = 0;
+        [[maybe_unused]] ssize_t r = read(l.wake, &count, sizeof(count));
+        continue;
+      }
+      int flags = ((events[i].events & EPOLLIN) ? CURL_CSELECT_IN : 0) |
+                  ((events[i].events & EPOLLOUT) ? CURL_CSELECT_OUT : 0) |
+                  ((events[i].events & (EPOLLERR | EPOLLHUP)) ? CURL_CSELECT_ERR : 0);
+      curl_multi_socket_action(l.multi, events[i].data.fd, flags, &still_running);
+    }
+    if (l.curl_deadline && *l.curl_deadline <= Clock::now()) {
+      l.curl_deadline.reset();
+      curl_multi_socket_action(l.multi, CURL_SOCKET_TIMEOUT, 0, &still_running);
+    }
+
+    finished = false;
     int left = 0;
     while (CURLMsg* m = curl_multi_info_read(l.multi, &left)) {
       if (m->msg != CURLMSG_DONE) continue;
@@ -213,17 +289,6 @@ void S3Prefetcher::run() {
         complete(*a->fetch, {}, 0, std::current_exception());
       }
     }
-
-    // Sleep until a socket is ready, curl's own timeout, the next retry, or a wake-up (a fetch,
-    // the destructor); not at all when finished requests made room for queued ones.
-    int timeout_ms = finished ? 0 : 1000;
-    if (!finished && !l.waiting.empty()) {
-      auto until = std::chrono::duration_cast<std::chrono::milliseconds>(l.waiting.begin()->first -
-                                                                         Clock::now())
-                       .count();
-      timeout_ms = static_cast<int>(std::clamp<int64_t>(until + 1, 0, timeout_ms));
-    }
-    curl_multi_poll(l.multi, nullptr, 0, timeout_ms, nullptr);
   }
 }
 

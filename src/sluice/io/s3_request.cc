@@ -125,6 +125,13 @@ size_t Request::write_cb(char* p, size_t, size_t n, void* user) {
   Request& r = *s->request;
   if (s->status == 0) curl_easy_getinfo(s->curl, CURLINFO_RESPONSE_CODE, &s->status);
   if (r.out_ && s->status / 100 == 2) {
+    curl_off_t length = -1;
+    if (r.out_->empty() &&
+        curl_easy_getinfo(s->curl, CURLINFO_CONTENT_LENGTH_DOWNLOAD_T, &length) == CURLE_OK &&
+        length > 0) {
+      // One allocation, not a doubling per chunk (the prefetcher copies every body on one thread).
+      r.out_->reserve(std::min(static_cast<size_t>(length), r.max_size_));
+    }
     if (r.out_->size() + n > r.max_size_) {
       s->too_large = true;
       return 0;  // aborts the transfer (CURLE_WRITE_ERROR)
