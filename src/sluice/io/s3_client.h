@@ -121,10 +121,12 @@ class S3Client {
   std::atomic<int64_t> retries_{0};
 };
 
-// The requests a reader's prefetcher keeps in flight: SLUICE_S3_CONNECTIONS, by default two
-// batches' objects, 32 to 256.
+// The requests a reader's prefetcher keeps in flight: SLUICE_S3_CONNECTIONS, by default four
+// batches' objects, 32 to 1024. A reader gets at most (requests in flight) / (round trip) objects
+// a second, and a request in flight costs a socket, not a thread (bench/RESULTS.md, "many
+// requests in flight").
 inline int s3_connections(int batch_size) {
-  return env_int("SLUICE_S3_CONNECTIONS", std::clamp(2 * batch_size, 32, 256), 1, 1024);
+  return env_int("SLUICE_S3_CONNECTIONS", std::clamp(4 * batch_size, 32, 1024), 1, 4096);
 }
 
 // Reads objects ahead with many requests in flight, so that round trips overlap: fetch() starts a
