@@ -132,7 +132,14 @@ struct S3Prefetcher::Loop {
       }
     }
     a->request.prepare(a->curl, config);
-    curl_multi_add_handle(multi, a->curl);
+    CURLMcode code = curl_multi_add_handle(multi, a->curl);
+    if (code != CURLM_OK) {  // fails the read rather than leave it waiting for ever
+      release(*a);
+      complete(*a->fetch, {}, 0,
+               std::make_exception_ptr(IOError(make_string("cannot read '", a->request.what(),
+                                                           "': ", curl_multi_strerror(code)))));
+      return;
+    }
     CURL* c = a->curl;
     running.emplace(c, std::move(a));
   }
