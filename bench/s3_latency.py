@@ -6,7 +6,7 @@ three, and the ratios to local disk.
     python3 bench/s3_latency.py DATA_DIR [--copies 8] [--delay-ms 50] [--batch-size 32]
                                 [--threads 2] [--rounds 3] [--pipeline auto|cpu|gpu|reader]
                                 [--connections N] [--lookahead N] [--epochs 2] [--servers 1]
-                                [--reader file|numpy]
+                                [--reader file|numpy] [--small N --object-bytes B]
 
 DATA_DIR: JPEG files (e.g. ../shared/data/photos), copied --copies times into two class folders.
 --reader numpy: each copy is a .npy file instead, a 1-D uint8 array holding the JPEG's bytes, read
@@ -15,6 +15,9 @@ whole by readers.numpy (and decoded from the array by the cpu and gpu pipelines)
 pipeline (mixed decoders.image_random_crop, resize 224, crop_mirror_normalize to FLOAT16 CHW with
 random mirror, as bench/gpu_pipeline.py); reader = the reader alone (a consumer much faster than
 one round trip, as the GPU pipeline is); auto = gpu when CUDA is there, else cpu.
+--small N: N objects of --object-bytes random bytes (default 2048) instead of DATA_DIR's JPEGs
+(DATA_DIR may then be omitted; --pipeline reader only): many small objects, where a request in
+flight is what counts.
 --connections / --lookahead set SLUICE_S3_CONNECTIONS / SLUICE_S3_LOOKAHEAD_BATCHES.
 --servers K: K moto servers holding the same objects, the client's connections spread over them
 round-robin by a proxy (without delay for the "s3" row), for pipelines faster than one server.
@@ -133,22 +136,23 @@ def images_per_s(kind, reader, root, batch_size, threads, epochs):
             torch.cuda.synchronize()
     for _ in range(2 if kind == "gpu" else 1):  # set-up (and the GPU's pools), not throughput
         p.run()
-    t0 = time.perf_counter()
+    t0, cpu0 = time.perf_counter(), time.process_time()
     steps = max(1, epochs * n - 2)
     for _ in range(steps):
         out = p.run()
     if sync:
         sync(out)
-    dt = time.perf_counter() - t0
+    dt, cpu = time.perf_counter() - t0, time.process_time() - cpu0
     ahead = p.executor_statistics()["Reader"].get("s3_batches_ahead")
+    threads = len(os.listdir("/proc/self/task"))
     del p, out
     gc.collect()
-    return steps * batch_size / dt, ahead
+    return steps * batch_size / dt, ahead, 1000 * cpu / (steps * batch_size), threads
 
 
 def main():
     a = argparse.ArgumentParser()
-    a.add_argument("data")
+    a.add_argument("data", nargs="?")
     a.add_argument("--copies", type=int, default=8)
     a.add_argument("--delay-ms", type=float, default=50)
     a.add_argument("-b", "--batch-size", type=int, default=32)
@@ -160,7 +164,13 @@ def main():
     a.add_argument("--lookahead", type=int)
     a.add_argument("--servers", type=int, default=1)
     a.add_argument("--reader", choices=["file", "numpy"], default="file")
+    a.add_argument("--small", type=int, default=0)
+    a.add_argument("--object-bytes", type=int, default=2048)
     args = a.parse_args()
+    if args.small and (args.pipeline != "reader" or args.reader != "file"):
+        a.error("--small reads random bytes: --pipeline reader with readers.file only")
+    if not args.small and not args.data:
+        a.error("DATA_DIR is needed without --small")
     kind = args.pipeline
     if kind == "auto":
         kind = "gpu" if cuda_available() else "cpu"
@@ -170,7 +180,13 @@ def main():
         os.environ["SLUICE_S3_LOOKAHEAD_BATCHES"] = str(args.lookahead)
 
     tmp = pathlib.Path(tempfile.mkdtemp())
-    jpegs = sorted(p for p in pathlib.Path(args.data).iterdir() if p.suffix.lower() == ".jpg")
+    rng = np.random.default_rng(0)
+    for i in range(args.small):
+        dst = tmp / f"class_{i % 2}" / f"{i:06d}.jpg"
+        dst.parent.mkdir(exist_ok=True)
+        dst.write_bytes(rng.integers(0, 256, args.object_bytes, np.uint8).tobytes())
+    jpegs = [] if args.small else sorted(
+        p for p in pathlib.Path(args.data).iterdir() if p.suffix.lower() == ".jpg")
     for k in range(args.copies):
         for i, src in enumerate(jpegs):
             dst = tmp / f"class_{i % 2}" / f"{k:03d}_{src.name}"
@@ -207,21 +223,30 @@ def main():
             with RoundRobinProxy(servers, args.delay_ms / 1000) as proxy:
                 results = {"disk": [], "s3": [], delayed: []}
                 depth = None
+                cost = []  # the s3 row's process CPU ms per sample and threads (no proxy there)
                 for _ in range(args.rounds):
                     results["disk"].append(run(str(tmp))[0])
                     os.environ["AWS_ENDPOINT_URL_S3"] = direct
-                    results["s3"].append(run("s3://bench/ds")[0])
+                    rate, _, cpu_ms, threads = run("s3://bench/ds")
+                    results["s3"].append(rate)
+                    cost.append((cpu_ms, threads))
                     os.environ["AWS_ENDPOINT_URL_S3"] = proxy.endpoint
-                    rate, depth = run("s3://bench/ds")
+                    rate, depth, _, _ = run("s3://bench/ds")
                     results[delayed].append(rate)
-                print(f"{kind} pipeline, readers.{args.reader}, {count} JPEGs, "
+                what = f"{args.object_bytes}-byte objects" if args.small else "JPEGs"
+                print(f"{kind} pipeline, readers.{args.reader}, {count} {what}, "
                       f"batch {args.batch_size}, {args.threads} threads, {args.servers} server(s), {args.rounds} rounds "
                       f"(best of each), {depth} batches ahead at the end, "
                       f"{proxy.max_in_flight} requests at most in the proxy's delay at once:")
                 disk = max(results["disk"])
                 for name, r in results.items():
-                    print(f"  {name:>12}: {max(r):7.1f} images/s ({max(r) / disk:.0%} of disk)  "
+                    print(f"  {name:>12}: {max(r):7.1f} images/s ({max(r) / disk:.0%} of disk, "
+                          f"{max(r) / max(results['s3']):.0%} of the server)  "
                           f"all: {', '.join(f'{x:.1f}' for x in r)}")
+                if len(servers) == 1:
+                    print("  s3 row, this process: CPU ms per sample "
+                          f"{', '.join(f'{c:.2f}' for c, _ in cost)}; threads "
+                          f"{', '.join(str(t) for _, t in cost)}")
     finally:
         shutil.rmtree(tmp)
 

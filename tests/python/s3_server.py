@@ -111,10 +111,10 @@ def sluice_endpoint(monkeypatch, endpoint):
     gc.collect()
 
 
+_SLOW_DOWN_BODY = (b"<?xml version=\"1.0\"?><Error><Code>SlowDown</Code><Message>Please reduce "
+                   b"your request rate.</Message></Error>\n")
 SLOW_DOWN = (b"HTTP/1.1 503 Slow Down\r\nContent-Type: application/xml\r\nConnection: close\r\n"
-             b"Content-Length: 117\r\n\r\n"
-             b"<?xml version=\"1.0\"?><Error><Code>SlowDown</Code><Message>Please reduce your "
-             b"request rate.</Message></Error>\n")
+             b"Content-Length: %d\r\n\r\n" % len(_SLOW_DOWN_BODY) + _SLOW_DOWN_BODY)
 
 
 class Proxy:
@@ -135,7 +135,7 @@ class Proxy:
         self._sock = socket.socket()
         self._sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         self._sock.bind(("127.0.0.1", 0))
-        self._sock.listen(256)
+        self._sock.listen(1024)  # a thousand connections may open at once
         self.endpoint = f"http://127.0.0.1:{self._sock.getsockname()[1]}"
         self._stop = False
         threading.Thread(target=self._accept, daemon=True).start()

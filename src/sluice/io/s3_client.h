@@ -16,7 +16,7 @@
 // raise IOError "cannot read 's3://bucket/key': <why>" with the server's error code and message.
 //
 // Thread safety: S3Client is safe to share between threads (each request takes a connection from
-// a small pool, so connections are reused).
+// a small pool, so connections are reused); so are S3Prefetcher's fetch() and wait().
 
 #include <algorithm>
 #include <atomic>
@@ -35,6 +35,10 @@
 #include "sluice/core/env.h"
 
 namespace sluice {
+
+namespace s3_detail {
+struct Response;
+}
 
 // True when `path` starts with "s3://".
 bool is_s3_uri(std::string_view path);
@@ -104,13 +108,12 @@ class S3Client {
   struct Connection;
 
  private:
-  struct Response;
-  Response request(const std::string& what, const std::string& url, std::vector<uint8_t>* out,
-                   size_t max_size, uint64_t offset, int64_t length,
-                   const std::atomic<bool>* cancel, bool head = false);
+  friend class S3Prefetcher;  // shares the configuration and the retry count
+  s3_detail::Response request(const std::string& what, const std::string& url,
+                              std::vector<uint8_t>* out, size_t max_size, uint64_t offset,
+                              int64_t length, const std::atomic<bool>* cancel, bool head = false);
   std::unique_ptr<Connection> take_connection();
   void return_connection(std::unique_ptr<Connection> c);
-  std::string object_url(const std::string& bucket, const std::string& key) const;
 
   S3Config config_;
   std::mutex mu_;
@@ -118,18 +121,26 @@ class S3Client {
   std::atomic<int64_t> retries_{0};
 };
 
-// The connections of a reader's prefetcher: SLUICE_S3_CONNECTIONS, by default two batches'
-// objects in flight, 32 to 256 (each is a mostly sleeping thread).
+// The requests a reader's prefetcher keeps in flight: SLUICE_S3_CONNECTIONS, by default four
+// batches' objects, 32 to 1024. A reader gets at most (requests in flight) / (round trip) objects
+// a second, and a request in flight costs a socket, not a thread (bench/RESULTS.md, "many
+// requests in flight").
 inline int s3_connections(int batch_size) {
-  return env_int("SLUICE_S3_CONNECTIONS", std::clamp(2 * batch_size, 32, 256), 1, 1024);
+  return env_int("SLUICE_S3_CONNECTIONS", std::clamp(4 * batch_size, 32, 1024), 1, 4096);
 }
 
-// Reads objects ahead on a few threads with a connection each, so that many objects are in flight
-// and round trips overlap: fetch() starts a read (or joins one in progress) and returns a handle;
-// wait() blocks until it is done and returns the bytes or throws its error.
+// Reads objects ahead with many requests in flight, so that round trips overlap: fetch() starts a
+// read and returns a handle (which any number of users may share and wait on); wait() blocks until
+// it is done and returns the bytes or throws its error. One thread drives every request through
+// libcurl's multi interface (one connection per request in flight, reused from its connection
+// cache; retries wait on timers of the loop, not on sleeping threads), with the behaviour of
+// S3Client::get: retries with backoff, the same errors naming the object. Destruction abandons
+// every request at once: reads not finished fail with Cancelled.
 class S3Prefetcher {
  public:
   struct Fetch;
+  // At most `connections` requests in flight (fewer when the process's descriptor limit is low:
+  // each needs a socket); objects larger than `max_size` fail.
   S3Prefetcher(std::shared_ptr<S3Client> client, int connections, size_t max_size);
   ~S3Prefetcher();
   S3Prefetcher(const S3Prefetcher&) = delete;
@@ -140,17 +151,21 @@ class S3Prefetcher {
   // The object's bytes, kept by the handle (a handle may serve several batches).
   const std::vector<uint8_t>& wait(Fetch& f);
 
+  // The most requests in flight at once.
+  int connections() const { return connections_; }
+
  private:
-  void work();
+  struct Loop;
+  void run();
 
   std::shared_ptr<S3Client> client_;
   size_t max_size_;
+  int connections_;
   std::mutex mu_;
-  std::condition_variable cv_;
-  std::deque<std::shared_ptr<Fetch>> queue_;  // guarded by mu_
+  std::deque<std::shared_ptr<Fetch>> queue_;  // guarded by mu_: not started yet
   bool stop_ = false;                         // guarded by mu_
-  std::atomic<bool> cancel_{false};           // set with stop_: abandons requests in progress
-  std::vector<std::thread> threads_;
+  std::unique_ptr<Loop> loop_;                // the requests in flight: the loop thread's
+  std::thread thread_;
 };
 
 struct S3Prefetcher::Fetch {

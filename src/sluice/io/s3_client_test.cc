@@ -6,12 +6,13 @@
 #include <gtest/gtest.h>
 #include <netinet/in.h>
 #include <stdlib.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
 #include <chrono>
-
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "sluice/core/error.h"
@@ -155,6 +156,58 @@ TEST(S3Prefetcher, IsDestroyedAtOnceWhileItsRequestsHang) {
   auto t0 = std::chrono::steady_clock::now();
   prefetcher.reset();
   EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::seconds(3));
+}
+
+TEST(S3Prefetcher, DestructionFailsEveryUnfinishedReadWithCancelled) {
+  if (!S3Client::available()) GTEST_SKIP() << "built without libcurl";
+  SilentServer server;
+  auto client = std::make_shared<S3Client>(silent_config(server, 60000, 10));
+  auto prefetcher = std::make_unique<S3Prefetcher>(client, 300, 100);
+  std::vector<std::shared_ptr<S3Prefetcher::Fetch>> fetches;  // 300 in flight, 300 queued
+  for (int i = 0; i < 600; ++i) fetches.push_back(prefetcher->fetch("s3://b/" + std::to_string(i)));
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  auto t0 = std::chrono::steady_clock::now();
+  prefetcher.reset();
+  EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::seconds(3));
+  S3Prefetcher other(client, 1, 100);  // wait() needs a prefetcher, not the one that made them
+  for (int i : {0, 299, 300, 599}) {
+    expect_error<Cancelled>([&] { other.wait(*fetches[i]); },
+                            {"cannot read 's3://b/" + std::to_string(i) + "'", "cancelled"});
+  }
+}
+
+TEST(S3Prefetcher, ManyRequestsRetryOnTimersAndFailNamingEachObject) {
+  if (!S3Client::available()) GTEST_SKIP() << "built without libcurl";
+  SilentServer server;
+  auto client = std::make_shared<S3Client>(silent_config(server, 200, 3));
+  S3Prefetcher prefetcher(client, 300, 100);
+  std::vector<std::shared_ptr<S3Prefetcher::Fetch>> fetches;
+  auto t0 = std::chrono::steady_clock::now();
+  for (int i = 0; i < 300; ++i) fetches.push_back(prefetcher.fetch("s3://b/" + std::to_string(i)));
+  for (int i = 0; i < 300; ++i) {
+    expect_error<IOError>([&] { prefetcher.wait(*fetches[i]); },
+                          {"cannot read 's3://b/" + std::to_string(i) + "'", "after 3 attempts"});
+  }
+  // 300 requests at once, three attempts of 200 ms with their backoff: about a second.
+  EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::seconds(10));
+  EXPECT_EQ(client->retries(), 600);
+  // Bad names fail on their own, without a request.
+  expect_error<InvalidArgument>([&] { prefetcher.wait(*prefetcher.fetch("s3://b/dir/")); },
+                                {"names a prefix"});
+  EXPECT_TRUE(prefetcher.wait(*prefetcher.fetch("s3://b/k", 5, 0)).empty());
+}
+
+TEST(S3Prefetcher, StaysWithinTheDescriptorLimit) {
+  rlimit saved{};
+  ASSERT_EQ(getrlimit(RLIMIT_NOFILE, &saved), 0);
+  rlimit low = saved;
+  low.rlim_cur = std::min<rlim_t>(256, saved.rlim_max);
+  ASSERT_EQ(setrlimit(RLIMIT_NOFILE, &low), 0);
+  {
+    S3Prefetcher p(std::make_shared<S3Client>(S3Config{}), 1024, 100);
+    EXPECT_EQ(p.connections(), static_cast<int>(low.rlim_cur / 2));
+  }
+  ASSERT_EQ(setrlimit(RLIMIT_NOFILE, &saved), 0);
 }
 
 }  // namespace
