@@ -89,3 +89,41 @@ def test_device_memory_limit_is_a_clear_error():
     assert backend.memory_stats()["device"][0]["limit"] == 0
     (out,) = pipeline_def(graph, batch_size=16, num_threads=2, device_id=0, seed=1)().run()
     assert out.as_cpu().as_array().shape == (16, 1024, 1024)
+
+
+def test_device_memory_limit_lowers_the_prefetch_depth(capfd):
+    """A limit that leaves room for one output ahead but not three: the executor gives up
+    prefetched outputs until the pipeline fits (Note [Lowering the prefetch depth]), says so,
+    stays within the limit, and every batch is the one an unlimited pipeline gives."""
+    from sluice import backend
+
+    mb = 1 << 20
+
+    def graph():  # 64 MB a batch: the copy up (one buffer a mixed set) and the output (a slot)
+        return fn.random.uniform(range=[0, 1], shape=[1024, 1024], seed=1).gpu() * 2.0
+
+    def batches(limit):
+        p = pipeline_def(graph, batch_size=16, num_threads=2, device_id=0, seed=1,
+                         prefetch_queue_depth=3, device_memory_limit=limit)()
+        p.build()
+        try:
+            sums = [float(p.run()[0].as_cpu().as_array().sum(dtype=np.float64)) for _ in range(12)]
+            return (sums, p._backend.pipeline_statistics()["prefetch_queue_depth"],
+                    backend.memory_stats()["device"][0]["reserved"])
+        finally:
+            del p
+            backend.release_unused_memory()
+
+    backend.release_unused_memory()
+    reference, depth, _ = batches(None)
+    assert depth == 3
+    # Depth 3: two copy buffers and four output slots, 384 MB; depth 1: 256 MB.
+    reserved = backend.memory_stats()["device"][0]["reserved"]
+    limit = reserved + 300 * mb
+    try:
+        limited, depth, used = batches(limit)
+        assert depth == 1 and used <= limit, (depth, used - reserved)
+    finally:
+        backend.set_device_memory_limit(0, 0)
+    assert limited == reference
+    assert "prefetch_queue_depth lowered to 1" in capfd.readouterr().err

@@ -50,7 +50,8 @@ class Pipeline(PipelineMetadata, _checkpoint.Checkpointing):
     checkpoint() returns the state that `checkpoint=` resumes from (see _checkpoint.py).
     device_memory_limit (Sluice only): the most bytes of device memory Sluice reserves on this
     pipeline's device, for all pipelines of the process together; past it an allocation first
-    returns cached, unused memory, then raises an error naming the limit.
+    returns cached, unused memory, then the GPU prefetch depth is lowered (down to 1), and only
+    then an error names the limit.
     """
 
     def __init__(self, batch_size=None, num_threads=None, device_id=None, seed=None,

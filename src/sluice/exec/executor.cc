@@ -159,7 +159,7 @@ nlohmann::json Executor::pipeline_statistics() const {
   nlohmann::json j = stats_->stages();
   j["num_threads"] = params_.num_threads;
   j["cpu_workers"] = plan_.cpu_workers;
-  j["prefetch_queue_depth"] = plan_.output_depth;
+  j["prefetch_queue_depth"] = queues_->output_depth();  // lowered when memory ran out
   return j;
 }
 

@@ -1,6 +1,7 @@
 #include "sluice/exec/executor_device_stage.h"
 
 #include <chrono>
+#include <cstdio>
 
 #include "sluice/exec/executor_stats.h"
 
@@ -93,7 +94,7 @@ void DeviceStage::run_operators(DevicePart part, const Handoff& h, Slot& cpu, Sl
       } else if (part == DevicePart::kGpu) {
         cuda::stream_wait_event(stream, mixed_done_[h.gpu].get());
       }
-      parts_.runner.run(first, last, cpu, &gpu, caller_slot);
+      parts_.runner.run(first, last, cpu, &gpu, caller_slot, [this] { return make_room(); });
       if (part == DevicePart::kMixed) {
         mixed_done_[h.gpu].record(stream);
       } else if (part == DevicePart::kGpu) {
@@ -111,6 +112,17 @@ void DeviceStage::run_operators(DevicePart part, const Handoff& h, Slot& cpu, Sl
       if (!gpu.error) gpu.error = std::current_exception();
     }
   }
+}
+
+// Note [Lowering the prefetch depth] in executor_queues.cc.
+bool DeviceStage::make_room() {
+  int slot = 0;
+  if (!parts_.queues.retire_gpu_slot(slot)) return false;
+  parts_.slots.free_gpu_outputs(slot);
+  std::fprintf(stderr,
+               "sluice: out of device memory on device %d: prefetch_queue_depth lowered to %d\n",
+               parts_.params.device_id, parts_.queues.output_depth());
+  return true;
 }
 
 }  // namespace sluice

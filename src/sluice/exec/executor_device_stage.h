@@ -29,6 +29,9 @@ class DeviceStage {
   // Runs `part`'s operators on iteration `h` on the part's stream, ordered against the other
   // device thread by events; a failure becomes the iteration's error.
   void run_operators(DevicePart part, const Handoff& h, Slot& cpu, Slot& gpu, int caller_slot);
+  // After an operator ran out of memory: one prefetched output fewer, its buffers freed; false
+  // when the depth is 1 already (Note [Lowering the prefetch depth]).
+  bool make_room();
 
   const StageParts parts_;
   const cuda::StreamHandle stream_, mixed_stream_;

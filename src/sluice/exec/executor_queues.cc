@@ -1,12 +1,17 @@
 #include "sluice/exec/executor_queues.h"
 
+#include <algorithm>
+
 #include "sluice/core/error.h"
 #include "sluice/exec/executor_stats.h"
 
 namespace sluice {
 
 StageQueues::StageQueues(const StagePlan& plan, ExecutorStats& stats, int64_t first_epoch)
-    : plan_(plan), stats_(stats), epoch_(first_epoch) {}
+    : plan_(plan), stats_(stats), epoch_(first_epoch), output_depth_(plan.output_depth) {
+  for (int k = 0; k < plan.gpu_slots; ++k) gpu_ring_.push_back(k);
+  gpu_free_.assign(gpu_ring_.begin(), gpu_ring_.end());
+}
 
 void StageQueues::schedule() {
   MutexLock lock(mu_);
@@ -19,7 +24,7 @@ void StageQueues::schedule() {
     // Synchronous mode: the iteration runs before this returns, unless the queue is full of
     // outputs the consumer has not released (then it runs when they are).
     const int64_t target = scheduled_;
-    while (!stop_ && produced_ < target && !failed_ && published() < plan_.output_depth) {
+    while (!stop_ && produced_ < target && !failed_ && published() < output_depth_) {
       cv_.wait(mu_);
     }
   }
@@ -45,7 +50,7 @@ std::shared_ptr<Outputs> StageQueues::share() {
     SLUICE_CHECK(produced_ < scheduled_, InvalidArgument,
                  "share_outputs() / outputs() called with no iteration scheduled: call "
                  "schedule_run() (or run()) first");
-    SLUICE_CHECK(static_cast<int>(held_.size()) < plan_.output_depth, InvalidArgument,
+    SLUICE_CHECK(static_cast<int>(held_.size()) < output_depth_, InvalidArgument,
                  "share_outputs() called while ", held_.size(),
                  " outputs are held (prefetch_queue_depth); call release_outputs() first");
   }
@@ -69,6 +74,10 @@ void StageQueues::release() {
     MutexLock lock(mu_);
     if (held_.empty()) return;
     held_.pop_front();
+    if (!gpu_taken_.empty()) {  // outputs are published and released in the order they started
+      gpu_free_.push_back(gpu_taken_.front());
+      gpu_taken_.pop_front();
+    }
   }
   cv_.notify_all();
 }
@@ -94,6 +103,8 @@ void StageQueues::clear() {
   cpu_ready_.clear();
   mixed_ready_.clear();
   fed_.clear();
+  gpu_free_.assign(gpu_ring_.begin(), gpu_ring_.end());
+  gpu_taken_.clear();
   scheduled_ = cpu_next_ = produced_ = device_started_ = 0;
   cpu_busy_ = mixed_busy_ = gpu_busy_ = cpu_inflight_ = device_inflight_ = 0;
   failed_ = broken_ = false;
@@ -137,7 +148,7 @@ bool StageQueues::start_cpu(CpuIteration& it) {
 bool StageQueues::finish_cpu(int slot, bool failed, std::shared_ptr<Outputs> out) {
   {
     MutexLock lock(mu_);
-    while (!stop_ && !plan_.has_gpu_stage() && published() >= plan_.output_depth) cv_.wait(mu_);
+    while (!stop_ && !plan_.has_gpu_stage() && published() >= output_depth_) cv_.wait(mu_);
     if (stop_) return false;  // reset() or destruction: the iteration is dropped
     if (--cpu_busy_ == 0) stats_.on_cpu_stage_idle();
     if (failed) failed_ = true;
@@ -156,12 +167,11 @@ bool StageQueues::finish_cpu(int slot, bool failed, std::shared_ptr<Outputs> out
 bool StageQueues::can_start_device(DevicePart part) const {
   switch (part) {
     case DevicePart::kAll:
-      return !cpu_ready_.empty() && !gpu_busy_ && published() < plan_.output_depth;
+      return !cpu_ready_.empty() && !gpu_busy_ && published() < output_depth_ && !gpu_free_.empty();
     case DevicePart::kMixed:
-      // At most kMixedBufferSets iterations past the CPU stage, and a free GPU slot: slots are
-      // used and freed in order, so the oldest is free when fewer than all of them are taken.
+      // At most kMixedBufferSets iterations past the CPU stage, and a free GPU slot.
       return !cpu_ready_.empty() && !mixed_busy_ && device_inflight_ < kMixedBufferSets &&
-             published() + device_inflight_ < plan_.gpu_slots;
+             !gpu_free_.empty();
     case DevicePart::kGpu:
       return !mixed_ready_.empty() && !gpu_busy_;
   }
@@ -181,7 +191,9 @@ bool StageQueues::start_device(DevicePart part, Handoff& h) {
   h.cpu = cpu_ready_.front();
   cpu_ready_.pop_front();
   h.seq = device_started_++;
-  h.gpu = static_cast<int>(h.seq % plan_.gpu_slots);
+  h.gpu = gpu_free_.front();
+  gpu_free_.pop_front();
+  gpu_taken_.push_back(h.gpu);
   ++device_inflight_;
   if (part == DevicePart::kMixed) {
     ++mixed_busy_;
@@ -211,6 +223,33 @@ void StageQueues::publish(std::shared_ptr<Outputs> out) {
     ++produced_;
   }
   cv_.notify_all();
+}
+
+// Note [Lowering the prefetch depth]
+// When a device operator runs out of device memory (the GPU is full, or device_memory_limit is
+// reached), the device stage gives up one prefetched output for good: the ring loses a GPU slot,
+// whose output buffers are freed, and the operator runs again (DeviceStage::make_room). The slot
+// taken out is the one that became free longest ago, so the consumer has most likely dropped the
+// tensors it shared with it. While no slot is free, every slot is published, held or in a device
+// stage, so with at least three in the ring one is published and the consumer frees it: a
+// consumer holding them all gets the "outputs are held" error from share() instead of a hang.
+// The depth never goes below 1 (two slots); past that the out-of-memory error is the
+// iteration's.
+bool StageQueues::retire_gpu_slot(int& slot) {
+  MutexLock lock(mu_);
+  if (output_depth_ <= 1 || stop_) return false;
+  --output_depth_;
+  while (!stop_ && gpu_free_.empty()) cv_.wait(mu_);
+  if (stop_) return false;
+  slot = gpu_free_.front();
+  gpu_free_.pop_front();
+  gpu_ring_.erase(std::find(gpu_ring_.begin(), gpu_ring_.end(), slot));
+  return true;
+}
+
+int StageQueues::output_depth() const {
+  MutexLock lock(mu_);
+  return output_depth_;
 }
 
 }  // namespace sluice

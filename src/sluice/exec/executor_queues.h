@@ -16,6 +16,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "sluice/core/mutex.h"
 #include "sluice/exec/executor.h"
@@ -75,6 +76,13 @@ class StageQueues {
   void finish_mixed(const Handoff& h) SLUICE_EXCLUDES(mu_);         // to the GPU thread
   void publish(std::shared_ptr<Outputs> out) SLUICE_EXCLUDES(mu_);  // the CPU slot is free
 
+  // Note [Lowering the prefetch depth]: one output fewer ahead and one GPU slot fewer in the
+  // ring, for the rest of the executor's life. Waits for a slot nothing uses and gives its index
+  // (its buffers are the caller's to free). False at depth 1 already, or when stopping.
+  bool retire_gpu_slot(int& slot) SLUICE_EXCLUDES(mu_);
+  // The outputs the device stages may have ahead: prefetch_queue_depth, less what was lowered.
+  int output_depth() const SLUICE_EXCLUDES(mu_);
+
  private:
   bool can_start_cpu() const SLUICE_REQUIRES(mu_);
   bool can_start_device(DevicePart part) const SLUICE_REQUIRES(mu_);
@@ -112,6 +120,12 @@ class StageQueues {
   int64_t epoch_ SLUICE_GUARDED_BY(mu_) = 0;                             // resets so far
   int64_t iteration_base_ SLUICE_GUARDED_BY(mu_) = 0;  // iterations before the last reset
   std::map<std::string, std::deque<TensorList>, std::less<>> fed_ SLUICE_GUARDED_BY(mu_);
+  // GPU slots: the ring (all of them until the depth is lowered), those free in the order they
+  // became free, and those taken in the order taken (published outputs free theirs in order).
+  int output_depth_ SLUICE_GUARDED_BY(mu_);
+  std::vector<int> gpu_ring_ SLUICE_GUARDED_BY(mu_);
+  std::deque<int> gpu_free_ SLUICE_GUARDED_BY(mu_);
+  std::deque<int> gpu_taken_ SLUICE_GUARDED_BY(mu_);
 };
 
 }  // namespace sluice

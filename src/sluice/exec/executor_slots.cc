@@ -75,6 +75,16 @@ TensorList& SlotRings::tensor(Slot& cpu, Slot* gpu, int op, int output) {
   return gpu_slots_[set].outputs[k][output];
 }
 
+void SlotRings::free_gpu_outputs(int index) {
+  Slot& s = gpu_slots_[index];
+  for (size_t k = 0; k < shared_gpu_.size(); ++k) {
+    for (size_t o = 0; o < shared_gpu_[k].size(); ++o) {
+      TensorList& t = s.outputs[k][o];
+      if (!shared_gpu_[k][o]) t = TensorList(t.kind(), t.device());  // frees stream-ordered
+    }
+  }
+}
+
 std::shared_ptr<Outputs> SlotRings::make_outputs(Slot& cpu, Slot* gpu) const {
   auto out = std::make_shared<Outputs>();
   out->error = gpu && gpu->error ? gpu->error : cpu.error;

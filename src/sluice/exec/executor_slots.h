@@ -45,6 +45,10 @@ class SlotRings {
   // the CPU stage).
   TensorList& tensor(Slot& cpu, Slot* gpu, int op, int output);
 
+  // Frees the buffers GPU slot `index` keeps for its pipeline outputs (a slot leaving the ring,
+  // Note [Lowering the prefetch depth]); the intermediates it may hold for all slots stay.
+  void free_gpu_outputs(int index);
+
   // Note [Pinned transfers]: recorded after the device stage that reads CPU slot `index` has
   // queued its copies; null when no CPU tensor is pinned.
   bool has_pinned() const { return !cpu_slot_read_.empty(); }

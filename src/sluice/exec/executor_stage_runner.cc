@@ -18,37 +18,51 @@ StageRunner::StageRunner(const CompiledGraph& graph,
       stats_(stats),
       stream_(stream) {}
 
-void StageRunner::run(int first, int last, Slot& cpu, Slot* gpu, int caller_slot) {
-  auto named = [&](const std::string& name) -> TensorList* {
-    const TensorRef& ref = graph_.tensor(name);
-    return &slots_.tensor(cpu, gpu, ref.op, ref.output);
-  };
+void StageRunner::run(int first, int last, Slot& cpu, Slot* gpu, int caller_slot,
+                      const std::function<bool()>& make_room) {
   for (int i = first; i < last; ++i) {
-    const OpSpec& spec = graph_.ops[i];
-    Workspace::IO io;
-    uint64_t work_ns = 0;
-    for (const auto& t : spec.inputs) io.inputs.push_back(named(t));
-    for (const auto& [arg, t] : spec.arg_inputs) io.arg_inputs[arg] = named(t);
-    io.outputs = outputs_of(i, cpu, gpu);
     const auto t0 = std::chrono::steady_clock::now();
-    try {
-      const int n = operator_batch_size(spec, io.inputs, io.arg_inputs, cpu.batch.size);
-      if (n == 0) {
-        // An empty conditional branch: nothing to run; its outputs are empty too.
-        for (TensorList* t : io.outputs) t->resize({}, t->dtype());
-      } else {
-        Workspace ws(spec, contexts_[i], cpu.batch, std::move(io), n, caller_slot,
-                     [&, i](const std::vector<int>& source) { remap_before(i, cpu, gpu, source); });
-        ops_[i]->run(ws);
-        work_ns = ws.work_ns();
+    uint64_t work_ns = 0;
+    for (;;) {
+      try {
+        work_ns = run_operator(i, cpu, gpu, caller_slot);
+        break;
+      } catch (const OutOfMemory&) {
+        if (make_room && make_room()) continue;
+        rethrow_with_context(std::current_exception(), describe(i, cpu));
+      } catch (...) {
+        rethrow_with_context(std::current_exception(), describe(i, cpu));
       }
-    } catch (...) {
-      rethrow_with_context(std::current_exception(),
-                           make_string(spec.describe(), ", iteration ", cpu.batch.iteration));
     }
     stats_.on_operator_run(i, elapsed_ns(t0), work_ns);
     if (stats_.memory_stats()) stats_.on_operator_outputs(i, outputs_of(i, cpu, gpu));
   }
+}
+
+uint64_t StageRunner::run_operator(int i, Slot& cpu, Slot* gpu, int caller_slot) {
+  auto named = [&](const std::string& name) -> TensorList* {
+    const TensorRef& ref = graph_.tensor(name);
+    return &slots_.tensor(cpu, gpu, ref.op, ref.output);
+  };
+  const OpSpec& spec = graph_.ops[i];
+  Workspace::IO io;
+  for (const auto& t : spec.inputs) io.inputs.push_back(named(t));
+  for (const auto& [arg, t] : spec.arg_inputs) io.arg_inputs[arg] = named(t);
+  io.outputs = outputs_of(i, cpu, gpu);
+  const int n = operator_batch_size(spec, io.inputs, io.arg_inputs, cpu.batch.size);
+  if (n == 0) {
+    // An empty conditional branch: nothing to run; its outputs are empty too.
+    for (TensorList* t : io.outputs) t->resize({}, t->dtype());
+    return 0;
+  }
+  Workspace ws(spec, contexts_[i], cpu.batch, std::move(io), n, caller_slot,
+               [&, i](const std::vector<int>& source) { remap_before(i, cpu, gpu, source); });
+  ops_[i]->run(ws);
+  return ws.work_ns();
+}
+
+std::string StageRunner::describe(int op, const Slot& cpu) const {
+  return make_string(graph_.ops[op].describe(), ", iteration ", cpu.batch.iteration);
 }
 
 void StageRunner::begin_iteration(BatchInfo& b) {

@@ -7,7 +7,9 @@
 // operators and distinct iterations; the CPU stage's turns (Note [Two CPU iterations]) keep one
 // operator to one iteration at a time.
 
+#include <functional>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "sluice/exec/executor.h"
@@ -29,12 +31,18 @@ class StageRunner {
 
   // Runs operators [first, last) on the iteration in slots `cpu` and `gpu` (null in the CPU
   // stage); `caller_slot`: the calling stage thread's per-thread state (ThreadPool::num_slots()).
-  // An operator's error is raised with the operator and the iteration named.
-  void run(int first, int last, Slot& cpu, Slot* gpu, int caller_slot);
+  // An operator's error is raised with the operator and the iteration named. An operator that
+  // runs out of memory runs again each time `make_room` (when given) frees some and says so.
+  void run(int first, int last, Slot& cpu, Slot* gpu, int caller_slot,
+           const std::function<bool()>& make_room = {});
   // The sources' begin_iteration, in graph order: they size the batch `b`.
   void begin_iteration(BatchInfo& b);
 
  private:
+  // Runs operator `op` once; returns its workers' time.
+  uint64_t run_operator(int op, Slot& cpu, Slot* gpu, int caller_slot);
+  // "the operator, iteration N", the context of its errors.
+  std::string describe(int op, const Slot& cpu) const;
   std::vector<TensorList*> outputs_of(int op, Slot& cpu, Slot* gpu);
   // on_error="skip" in operator `op`: the samples of every tensor before it follow `source`.
   void remap_before(int op, Slot& cpu, Slot* gpu, const std::vector<int>& source);
