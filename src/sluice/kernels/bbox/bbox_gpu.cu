@@ -1,5 +1,6 @@
 #include "sluice/cuda/cuda_check.h"
 #include "sluice/kernels/bbox/bbox.h"
+#include "sluice/kernels/common/launch_grid.cuh"
 
 namespace sluice::kernels {
 namespace {
@@ -18,8 +19,7 @@ __global__ void bb_flip_kernel(const BoxFlipSample* samples, bool ltrb) {
 void bb_flip_gpu(const BoxFlipSample* samples, int num_samples, int64_t max_boxes, bool ltrb,
                  void* stream) {
   if (num_samples == 0 || max_boxes == 0) return;
-  const dim3 grid(static_cast<unsigned>((max_boxes + kThreads - 1) / kThreads),
-                  static_cast<unsigned>(num_samples));
+  const dim3 grid = batch_grid(num_samples, max_boxes, kThreads);
   bb_flip_kernel<<<grid, kThreads, 0, static_cast<cudaStream_t>(stream)>>>(samples, ltrb);
   SLUICE_CUDA_CHECK_LAUNCH();
 }

@@ -1,9 +1,8 @@
-#include <algorithm>
-
 #include "sluice/cuda/cuda_check.h"
 #include "sluice/kernels/color/color_dispatch.h"
 #include "sluice/kernels/color/color_gpu.h"
 #include "sluice/kernels/color/color_pixel.h"
+#include "sluice/kernels/common/launch_grid.cuh"
 
 namespace sluice::kernels::color {
 namespace {
@@ -73,9 +72,7 @@ __global__ void convert_kernel(const ColorSample* samples, ColorOp op, int ic, i
 void color_gpu(const ColorSample* samples, int num_samples, int64_t max_pixels, ColorOp op,
                DType in, DType out, void* stream) {
   if (num_samples == 0 || max_pixels == 0) return;
-  const int64_t blocks =
-      std::min<int64_t>((max_pixels + kPixelsPerBlock - 1) / kPixelsPerBlock, 65535);
-  const dim3 grid(static_cast<unsigned>(blocks), static_cast<unsigned>(num_samples));
+  const dim3 grid = batch_grid(num_samples, max_pixels, kPixelsPerBlock, 65535);
   auto st = static_cast<cudaStream_t>(stream);
   if (op != ColorOp::kMultiplyAdd && op != ColorOp::kMatrix3) {
     SLUICE_CHECK(in == DType::kUInt8 && out == DType::kUInt8, InvalidArgument,

@@ -4,6 +4,7 @@
 
 #include "sluice/cuda/cuda_check.h"
 #include "sluice/kernels/color/equalize.h"
+#include "sluice/kernels/common/launch_grid.cuh"
 
 namespace sluice::kernels {
 namespace {
@@ -65,11 +66,9 @@ void equalize_gpu(const EqualizeChannel* channels, int num_channels, int64_t max
   if (num_channels == 0 || max_pixels == 0) return;
   auto s = static_cast<cudaStream_t>(stream);
   SLUICE_CUDA_CHECK(cudaMemsetAsync(hists, 0, sizeof(uint32_t) * kEqualizeBins * num_channels, s));
-  const int64_t bx = (max_pixels + kThreads - 1) / kThreads;
   for (int k = 0; k < num_channels; k += kMaxBlocksY) {
     const int n = num_channels - k < kMaxBlocksY ? num_channels - k : kMaxBlocksY;
-    const dim3 grid(static_cast<unsigned>(bx < kMaxBlocksX ? bx : kMaxBlocksX),
-                    static_cast<unsigned>(n));
+    const dim3 grid = batch_grid(n, max_pixels, kThreads, kMaxBlocksX);
     histogram_kernel<<<grid, kThreads, 0, s>>>(channels + k, hists + int64_t{k} * kEqualizeBins);
     SLUICE_CUDA_CHECK_LAUNCH();
     map_kernel<<<grid, kThreads, 0, s>>>(channels + k, hists + int64_t{k} * kEqualizeBins);

@@ -1,6 +1,5 @@
-#include <algorithm>
-
 #include "sluice/cuda/cuda_check.h"
+#include "sluice/kernels/common/launch_grid.cuh"
 #include "sluice/kernels/convolution/filter.h"
 #include "sluice/kernels/convolution/filter_element.h"
 
@@ -26,9 +25,7 @@ __global__ void filter_kernel(const FilterSample* samples) {
 void filter_gpu(const FilterSample* samples, int num_samples, int64_t max_elements, DType in_type,
                 DType out_type, void* stream) {
   if (num_samples == 0 || max_elements == 0) return;
-  const int64_t blocks =
-      std::min<int64_t>((max_elements + kElementsPerBlock - 1) / kElementsPerBlock, 65535);
-  const dim3 grid(static_cast<unsigned>(blocks), static_cast<unsigned>(num_samples));
+  const dim3 grid = batch_grid(num_samples, max_elements, kElementsPerBlock, 65535);
   auto st = static_cast<cudaStream_t>(stream);
   filter_dispatch(in_type, out_type, [&](auto in_tag, auto out_tag) {
     using In = typename decltype(in_tag)::type;

@@ -10,6 +10,7 @@
 
 #include "sluice/core/error.h"
 #include "sluice/cuda/cuda_check.h"
+#include "sluice/kernels/common/launch_grid.cuh"
 
 namespace sluice::crop_detail {
 
@@ -21,7 +22,7 @@ inline constexpr int64_t kTargetBlocks = 8192;
 // Grid for `num_samples` samples of at most `max_items` work items each: blockIdx.y is the
 // sample, blockIdx.x strides over its items.
 inline dim3 sample_grid(int64_t num_samples, int64_t max_items) {
-  const int64_t needed = (max_items + kBlockSize - 1) / kBlockSize;
+  const int64_t needed = kernels::blocks_for(max_items, kBlockSize);
   const int64_t share = std::max<int64_t>(1, kTargetBlocks / std::max<int64_t>(num_samples, 1));
   const int64_t bx = std::clamp<int64_t>(std::min(needed, share), 1, int64_t{1} << 30);
   return dim3(static_cast<unsigned>(bx), static_cast<unsigned>(num_samples), 1);

@@ -1,4 +1,5 @@
 #include "sluice/cuda/cuda_check.h"
+#include "sluice/kernels/common/launch_grid.cuh"
 #include "sluice/kernels/displace/displace.h"
 
 namespace sluice::kernels {
@@ -24,8 +25,7 @@ __global__ void displace_kernel(const DisplaceSample* samples, DisplaceParams p)
 void displace_gpu(const DisplaceSample* samples, int num_samples, DisplaceParams p,
                   int64_t max_pixels, void* stream) {
   if (num_samples == 0 || max_pixels == 0) return;
-  const dim3 grid(static_cast<unsigned>((max_pixels + kPixelsPerBlock - 1) / kPixelsPerBlock),
-                  static_cast<unsigned>(num_samples));
+  const dim3 grid = batch_grid(num_samples, max_pixels, kPixelsPerBlock);
   auto st = static_cast<cudaStream_t>(stream);
   if (p.is_float) {
     displace_kernel<float><<<grid, kThreads, 0, st>>>(samples, p);

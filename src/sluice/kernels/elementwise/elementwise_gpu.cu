@@ -1,6 +1,7 @@
 #include <type_traits>
 
 #include "sluice/cuda/cuda_check.h"
+#include "sluice/kernels/common/launch_grid.cuh"
 #include "sluice/kernels/elementwise/arithmetic_impl.h"
 #include "sluice/kernels/elementwise/convert.h"
 #include "sluice/kernels/elementwise/elementwise_gpu.h"
@@ -10,12 +11,7 @@ namespace {
 
 constexpr int kThreads = 256;
 constexpr int kItems = 4;  // elements per thread
-
-dim3 grid_for(int num_samples, int64_t max_n) {
-  int64_t per_block = int64_t{kThreads} * kItems;
-  int64_t bx = (max_n + per_block - 1) / per_block;
-  return dim3(static_cast<unsigned>(bx > 0 ? bx : 1), static_cast<unsigned>(num_samples));
-}
+constexpr int64_t kPerBlock = int64_t{kThreads} * kItems;
 
 __global__ void cast_kernel(const ElementwiseSample* samples, DType to, DType from) {
   const ElementwiseSample s = samples[blockIdx.y];
@@ -127,8 +123,8 @@ __global__ void arith_kernel(ArithParams p, const ArithSampleDesc* samples) {
 template <typename C>
 void launch(const ArithParams& p, const ArithSampleDesc* samples, int num_samples, int64_t max_n,
             void* stream) {
-  arith_kernel<C><<<grid_for(num_samples, max_n), kThreads, 0, static_cast<cudaStream_t>(stream)>>>(
-      p, samples);
+  const dim3 grid = batch_grid(num_samples, max_n, kPerBlock);
+  arith_kernel<C><<<grid, kThreads, 0, static_cast<cudaStream_t>(stream)>>>(p, samples);
   SLUICE_CUDA_CHECK_LAUNCH();
 }
 
@@ -137,8 +133,8 @@ void launch(const ArithParams& p, const ArithSampleDesc* samples, int num_sample
 void cast_gpu(const ElementwiseSample* samples, int num_samples, int64_t max_n, DType to,
               DType from, void* stream) {
   if (num_samples == 0 || max_n == 0) return;
-  cast_kernel<<<grid_for(num_samples, max_n), kThreads, 0, static_cast<cudaStream_t>(stream)>>>(
-      samples, to, from);
+  const dim3 grid = batch_grid(num_samples, max_n, kPerBlock);
+  cast_kernel<<<grid, kThreads, 0, static_cast<cudaStream_t>(stream)>>>(samples, to, from);
   SLUICE_CUDA_CHECK_LAUNCH();
 }
 

@@ -1,4 +1,5 @@
 #include "sluice/cuda/cuda_check.h"
+#include "sluice/kernels/common/launch_grid.cuh"
 #include "sluice/kernels/erase/erase.h"
 
 namespace sluice::kernels {
@@ -45,8 +46,7 @@ __global__ void erase_kernel(const EraseSample* samples, const EraseBox* boxes,
 void erase_gpu(const EraseSample* samples, int num_samples, const EraseBox* boxes,
                const uint64_t* fill, int64_t max_volume, size_t elem_size, void* stream) {
   if (num_samples == 0 || max_volume == 0) return;
-  const dim3 grid(static_cast<unsigned>((max_volume + kElementsPerBlock - 1) / kElementsPerBlock),
-                  static_cast<unsigned>(num_samples));
+  const dim3 grid = batch_grid(num_samples, max_volume, kElementsPerBlock);
   auto s = static_cast<cudaStream_t>(stream);
   switch (elem_size) {
     case 1:

@@ -1,4 +1,5 @@
 #include "sluice/cuda/cuda_check.h"
+#include "sluice/kernels/common/launch_grid.cuh"
 #include "sluice/kernels/gather/sample_gather.h"
 
 namespace sluice::kernels {
@@ -35,8 +36,7 @@ __global__ void copy_samples_kernel(const SampleCopy* copies) {
 
 void copy_samples_gpu(const SampleCopy* copies, int num_copies, int64_t max_bytes, void* stream) {
   if (num_copies == 0 || max_bytes == 0) return;
-  const int64_t blocks = (max_bytes + kBlockBytes - 1) / kBlockBytes;
-  const dim3 grid(static_cast<unsigned>(blocks), static_cast<unsigned>(num_copies));
+  const dim3 grid = batch_grid(num_copies, max_bytes, kBlockBytes);
   copy_samples_kernel<<<grid, kThreads, 0, static_cast<cudaStream_t>(stream)>>>(copies);
   SLUICE_CUDA_CHECK_LAUNCH();
 }

@@ -1,8 +1,7 @@
 #include <cuda_runtime.h>
 
-#include <algorithm>
-
 #include "sluice/cuda/cuda_check.h"
+#include "sluice/kernels/common/launch_grid.cuh"
 #include "sluice/kernels/geometry/coord_transform_gpu.h"
 
 namespace sluice::kernels {
@@ -26,8 +25,7 @@ __global__ void coord_transform_kernel(const CoordTransformGpuSample* __restrict
 void coord_transform_gpu(const CoordTransformGpuSample* samples, int num_samples,
                          int64_t max_points, DType in_type, DType out_type, void* stream) {
   if (num_samples == 0 || max_points == 0) return;
-  const int64_t blocks = std::clamp<int64_t>((max_points + kBlock - 1) / kBlock, 1, 1024);
-  const dim3 grid(static_cast<unsigned>(blocks), static_cast<unsigned>(num_samples));
+  const dim3 grid = batch_grid(num_samples, max_points, kBlock, 1024);
   coord_transform_dispatch(in_type, out_type, [&](auto in_tag, auto out_tag) {
     using In = typename decltype(in_tag)::type;
     using Out = typename decltype(out_tag)::type;

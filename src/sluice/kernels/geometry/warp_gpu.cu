@@ -4,6 +4,7 @@
 #include <type_traits>
 
 #include "sluice/cuda/cuda_check.h"
+#include "sluice/kernels/common/launch_grid.cuh"
 #include "sluice/kernels/geometry/warp_gpu.h"
 
 namespace sluice::kernels {
@@ -85,8 +86,8 @@ __global__ void warp_kernel(const WarpSample* __restrict__ samples) {
   // 32-bit coordinates and offsets where they fit.
   const bool small =
       s.in_h * s.in_w * s.channels < INT32_MAX && s.out_h * s.out_w * s.channels < INT32_MAX;
-  constexpr bool kRgb8 = kChannels == 3 && std::is_same_v<In, uint8_t> &&
-                         std::is_same_v<Out, uint8_t>;
+  constexpr bool kRgb8 =
+      kChannels == 3 && std::is_same_v<In, uint8_t> && std::is_same_v<Out, uint8_t>;
 #pragma unroll
   for (int r = 0; r < kRows; ++r) {
     const int64_t y = first_row + r * kTileH;
@@ -107,8 +108,8 @@ void warp_gpu(const WarpSample* samples, int num_samples, int64_t max_h, int64_t
               int channels, DType in_type, DType out_type, void* stream) {
   if (num_samples == 0 || max_h == 0 || max_w == 0) return;
   constexpr int64_t kBlockRows = int64_t{kTileH} * kRows;
-  const dim3 grid(static_cast<unsigned>((max_w + kTileW - 1) / kTileW),
-                  static_cast<unsigned>((max_h + kBlockRows - 1) / kBlockRows),
+  const dim3 grid(static_cast<unsigned>(blocks_for(max_w, kTileW)),
+                  static_cast<unsigned>(blocks_for(max_h, kBlockRows)),
                   static_cast<unsigned>(num_samples));
   const dim3 block(kTileW, kTileH);
   auto st = static_cast<cudaStream_t>(stream);

@@ -1,4 +1,5 @@
 #include "sluice/cuda/cuda_check.h"
+#include "sluice/kernels/common/launch_grid.cuh"
 #include "sluice/kernels/lookup/lookup.h"
 
 namespace sluice::kernels {
@@ -24,27 +25,21 @@ __global__ void lookup_kernel(const LookupSample* samples, LookupParams p) {
   }
 }
 
-dim3 grid_for(int64_t n, int num) {
-  const int64_t bx = (n + kThreads - 1) / kThreads;
-  return dim3(static_cast<unsigned>(bx < kMaxBlocksX ? bx : kMaxBlocksX),
-              static_cast<unsigned>(num));
-}
-
 }  // namespace
 
 void one_hot_gpu(const OneHotSample* samples, int num_samples, int64_t max_out,
                  const OneHotParams& p, void* stream) {
   if (num_samples == 0 || max_out == 0) return;
-  one_hot_kernel<<<grid_for(max_out, num_samples), kThreads, 0,
-                   static_cast<cudaStream_t>(stream)>>>(samples, p);
+  const dim3 grid = batch_grid(num_samples, max_out, kThreads, kMaxBlocksX);
+  one_hot_kernel<<<grid, kThreads, 0, static_cast<cudaStream_t>(stream)>>>(samples, p);
   SLUICE_CUDA_CHECK_LAUNCH();
 }
 
 void lookup_gpu(const LookupSample* samples, int num_samples, int64_t max_n, const LookupParams& p,
                 void* stream) {
   if (num_samples == 0 || max_n == 0) return;
-  lookup_kernel<<<grid_for(max_n, num_samples), kThreads, 0, static_cast<cudaStream_t>(stream)>>>(
-      samples, p);
+  const dim3 grid = batch_grid(num_samples, max_n, kThreads, kMaxBlocksX);
+  lookup_kernel<<<grid, kThreads, 0, static_cast<cudaStream_t>(stream)>>>(samples, p);
   SLUICE_CUDA_CHECK_LAUNCH();
 }
 

@@ -1,4 +1,5 @@
 #include "sluice/cuda/cuda_check.h"
+#include "sluice/kernels/common/launch_grid.cuh"
 #include "sluice/kernels/mask/grid_mask.h"
 
 namespace sluice::kernels {
@@ -28,8 +29,7 @@ __global__ void grid_mask_kernel(const GridMaskSample* samples) {
 void grid_mask_gpu(const GridMaskSample* samples, int num_samples, int64_t max_pixels,
                    size_t elem_size, void* stream) {
   if (num_samples == 0 || max_pixels == 0) return;
-  const dim3 grid(static_cast<unsigned>((max_pixels + kPixelsPerBlock - 1) / kPixelsPerBlock),
-                  static_cast<unsigned>(num_samples));
+  const dim3 grid = batch_grid(num_samples, max_pixels, kPixelsPerBlock);
   auto s = static_cast<cudaStream_t>(stream);
   switch (elem_size) {
     case 1:

@@ -1,4 +1,5 @@
 #include "sluice/cuda/cuda_check.h"
+#include "sluice/kernels/common/launch_grid.cuh"
 #include "sluice/kernels/noise/noise.h"
 
 namespace sluice::kernels {
@@ -19,8 +20,7 @@ __global__ void noise_kernel(NoiseKind kind, const NoiseSample* samples, DType t
 void noise_gpu(NoiseKind kind, const NoiseSample* samples, int num_samples, int64_t max_n, DType t,
                void* stream) {
   if (num_samples == 0 || max_n == 0) return;
-  const int64_t bx = (max_n + kThreads - 1) / kThreads;
-  const dim3 grid(static_cast<unsigned>(bx < 1024 ? bx : 1024), static_cast<unsigned>(num_samples));
+  const dim3 grid = batch_grid(num_samples, max_n, kThreads, 1024);
   noise_kernel<<<grid, kThreads, 0, static_cast<cudaStream_t>(stream)>>>(
       kind, samples, t, static_cast<int>(dtype_size(t)));
   SLUICE_CUDA_CHECK_LAUNCH();

@@ -1,4 +1,5 @@
 #include "sluice/cuda/cuda_check.h"
+#include "sluice/kernels/common/launch_grid.cuh"
 #include "sluice/kernels/normalize/normalize.h"
 
 namespace sluice::kernels {
@@ -28,23 +29,17 @@ __global__ void fold_kernel(const NormalizeFold* folds, NormalizeFoldParams para
   }
 }
 
-dim3 grid_for(int64_t n, int num) {
-  const int64_t bx = (n + kThreads - 1) / kThreads;
-  return dim3(static_cast<unsigned>(bx < kMaxBlocksX ? bx : kMaxBlocksX),
-              static_cast<unsigned>(num));
-}
-
 }  // namespace
 
 void normalize_gpu(const NormalizeSampleGpu* samples, int num_samples, int64_t max_volume,
                    DType out_type, DType in_type, float shift, void* stream) {
   if (num_samples == 0 || max_volume == 0) return;
+  const dim3 grid = batch_grid(num_samples, max_volume, kThreads, kMaxBlocksX);
   normalize_type_dispatch(in_type, out_type, [&](auto in_tag, auto out_tag) {
     using In = typename decltype(in_tag)::type;
     using Out = typename decltype(out_tag)::type;
     normalize_kernel<Out, In>
-        <<<grid_for(max_volume, num_samples), kThreads, 0, static_cast<cudaStream_t>(stream)>>>(
-            samples, shift);
+        <<<grid, kThreads, 0, static_cast<cudaStream_t>(stream)>>>(samples, shift);
   });
   SLUICE_CUDA_CHECK_LAUNCH();
 }
@@ -52,8 +47,8 @@ void normalize_gpu(const NormalizeSampleGpu* samples, int num_samples, int64_t m
 void normalize_fold_gpu(const NormalizeFold* folds, int num_folds, int64_t max_size,
                         const NormalizeFoldParams& params, void* stream) {
   if (num_folds == 0 || max_size == 0) return;
-  fold_kernel<<<grid_for(max_size, num_folds), kThreads, 0, static_cast<cudaStream_t>(stream)>>>(
-      folds, params);
+  const dim3 grid = batch_grid(num_folds, max_size, kThreads, kMaxBlocksX);
+  fold_kernel<<<grid, kThreads, 0, static_cast<cudaStream_t>(stream)>>>(folds, params);
   SLUICE_CUDA_CHECK_LAUNCH();
 }
 

@@ -1,6 +1,5 @@
-#include <algorithm>
-
 #include "sluice/cuda/cuda_check.h"
+#include "sluice/kernels/common/launch_grid.cuh"
 #include "sluice/kernels/paste/paste.h"
 
 namespace sluice::kernels {
@@ -38,8 +37,7 @@ __global__ void multi_paste_kernel(const MultiPasteSample* samples, const PasteR
 template <typename Out, typename In>
 void launch_multi_paste(const MultiPasteSample* samples, int n, const PasteRegion* regions,
                         int64_t max_pixels, cudaStream_t stream) {
-  const dim3 grid(static_cast<unsigned>((max_pixels + kPerBlock - 1) / kPerBlock),
-                  static_cast<unsigned>(n));
+  const dim3 grid = batch_grid(n, max_pixels, kPerBlock);
   multi_paste_kernel<Out, In><<<grid, kThreads, 0, stream>>>(samples, regions);
 }
 
@@ -98,8 +96,7 @@ void multi_paste_gpu(const MultiPasteSample* samples, int num_samples, const Pas
 void paste_gpu(const PasteSample* samples, int num_samples, const uint8_t* fill, int64_t max_height,
                void* stream) {
   if (num_samples == 0 || max_height == 0) return;
-  const dim3 grid(static_cast<unsigned>(std::min<int64_t>(max_height, 65535)),
-                  static_cast<unsigned>(num_samples));
+  const dim3 grid = batch_grid(num_samples, max_height, 1, 65535);  // a block per row
   paste_kernel<<<grid, kThreads, 0, static_cast<cudaStream_t>(stream)>>>(samples, fill);
   SLUICE_CUDA_CHECK_LAUNCH();
 }

@@ -1,4 +1,5 @@
 #include "sluice/cuda/cuda_check.h"
+#include "sluice/kernels/common/launch_grid.cuh"
 #include "sluice/kernels/elementwise/convert.h"
 #include "sluice/kernels/random/random.h"
 
@@ -25,8 +26,7 @@ __global__ void random_kernel(RandomDist d, const RandomSample* samples, DType o
 void random_gpu(RandomDist d, const RandomSample* samples, int num_samples, int64_t max_n,
                 DType out_type, const float* values, void* stream) {
   if (num_samples == 0 || max_n == 0) return;
-  int64_t bx = (max_n + kThreads - 1) / kThreads;
-  dim3 grid(static_cast<unsigned>(bx < 1024 ? bx : 1024), static_cast<unsigned>(num_samples));
+  const dim3 grid = batch_grid(num_samples, max_n, kThreads, 1024);
   random_kernel<<<grid, kThreads, 0, static_cast<cudaStream_t>(stream)>>>(d, samples, out_type,
                                                                           values);
   SLUICE_CUDA_CHECK_LAUNCH();

@@ -1,4 +1,5 @@
 #include "sluice/cuda/cuda_check.h"
+#include "sluice/kernels/common/launch_grid.cuh"
 #include "sluice/kernels/reduce/reduce_gpu.h"
 
 namespace sluice::kernels {
@@ -68,9 +69,7 @@ void reduce_gpu(ReduceOp op, const ReduceSampleGpu* samples, int num_samples, in
   int group = 1;
   while (group < kThreads && int64_t{group} * 4 < max_reduced) group *= 2;
   const int64_t per_block = kThreads / group;
-  const int64_t bx = (max_out + per_block - 1) / per_block;
-  const dim3 grid(static_cast<unsigned>(bx < kMaxBlocksX ? bx : kMaxBlocksX),
-                  static_cast<unsigned>(num_samples));
+  const dim3 grid = batch_grid(num_samples, max_out, per_block, kMaxBlocksX);
   reduce_type_dispatch(in_type, out_type, [&](auto in_tag, auto out_tag) {
     using In = typename decltype(in_tag)::type;
     using Out = typename decltype(out_tag)::type;

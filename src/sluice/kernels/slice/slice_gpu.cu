@@ -1,4 +1,5 @@
 #include "sluice/cuda/cuda_check.h"
+#include "sluice/kernels/common/launch_grid.cuh"
 #include "sluice/kernels/slice/slice_dispatch.h"
 #include "sluice/kernels/slice/slice_kernel.h"
 
@@ -42,9 +43,7 @@ __global__ void slice_kernel(const SliceDesc* descs, SliceBorder border) {
 void slice_gpu(const SliceDesc* descs, int num_samples, int64_t max_n, DType in_type,
                DType out_type, SliceBorder border, void* stream) {
   if (num_samples == 0 || max_n == 0) return;
-  const int64_t per_block = int64_t{kThreads} * kItems;
-  const dim3 grid(static_cast<unsigned>((max_n + per_block - 1) / per_block),
-                  static_cast<unsigned>(num_samples));
+  const dim3 grid = batch_grid(num_samples, max_n, int64_t{kThreads} * kItems);
   slice_dispatch(in_type, out_type, [&](auto out_tag, auto in_tag) {
     using Out = typename decltype(out_tag)::type;
     using In = typename decltype(in_tag)::type;

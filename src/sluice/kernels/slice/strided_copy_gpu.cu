@@ -1,4 +1,5 @@
 #include "sluice/cuda/cuda_check.h"
+#include "sluice/kernels/common/launch_grid.cuh"
 #include "sluice/kernels/slice/strided_copy.h"
 
 namespace sluice::kernels {
@@ -75,9 +76,7 @@ __global__ void strided_copy_kernel(const StridedCopyDesc* __restrict__ descs) {
 
 template <typename T>
 void launch(const StridedCopyDesc* descs, int num_samples, int64_t max_n, void* stream) {
-  const int64_t per_block = int64_t{kThreads} * kItems<T>;
-  const dim3 grid(static_cast<unsigned>((max_n + per_block - 1) / per_block),
-                  static_cast<unsigned>(num_samples));
+  const dim3 grid = batch_grid(num_samples, max_n, int64_t{kThreads} * kItems<T>);
   strided_copy_kernel<T><<<grid, kThreads, 0, static_cast<cudaStream_t>(stream)>>>(descs);
   SLUICE_CUDA_CHECK_LAUNCH();
 }
