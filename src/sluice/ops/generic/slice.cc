@@ -61,8 +61,9 @@ class SliceCpu : public Operator {
   void run(Workspace& ws) override {
     const TensorList& in = ws.input(0);
     const bool positional = ws.num_inputs() == 3;
-    const SlicePlan plan = plan_slice(args_, spec_, ws, positional ? &ws.input(1) : nullptr,
-                                      positional ? &ws.input(2) : nullptr);
+    plan_slice(args_, spec_, ws, positional ? &ws.input(1) : nullptr,
+               positional ? &ws.input(2) : nullptr, plan_);
+    const SlicePlan& plan = plan_;
     TensorList& out = ws.output(0);
     out.resize(plan.out_shapes, plan.out_type);
     out.set_layout(in.layout());
@@ -80,6 +81,7 @@ class SliceCpu : public Operator {
 
  private:
   SliceArgs args_;
+  SlicePlan plan_;
 };
 
 SLUICE_REGISTER_OPERATOR("slice", OpDevice::kCPU, SliceCpu);

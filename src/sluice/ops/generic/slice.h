@@ -33,9 +33,15 @@ struct SlicePlan {
   int channel_dim = -1;
 };
 
-// `anchor` / `shape`: the positional inputs, as host data (null when not given).
-SlicePlan plan_slice(const SliceArgs& args, const OpSpec& spec, const Workspace& ws,
-                     const TensorList* anchor, const TensorList* shape);
+// `anchor` / `shape`: the positional inputs, as host data (null when not given). Fills `plan`,
+// reusing its storage: an operator keeps one plan from batch to batch.
+//
+// Note [Slice planning per batch]: at 224x224 a batch of 256 windows moves little data, so the
+// host's work per sample counts. What cannot differ between samples is read once a batch: the
+// axes and the named values, unless an argument input gives them per sample; the plan's vectors
+// keep their storage.
+void plan_slice(const SliceArgs& args, const OpSpec& spec, const Workspace& ws,
+                const TensorList* anchor, const TensorList* shape, SlicePlan& plan);
 
 // Whether sample i reads only inside its input without converting (a strided copy).
 bool slice_is_copy(const SlicePlan& plan, const TensorList& in, int i);

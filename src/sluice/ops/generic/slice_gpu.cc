@@ -31,7 +31,8 @@ class SliceGpu : public GpuOperator {
     const bool positional = ws.num_inputs() == 3;
     const TensorList* anchor = positional ? on_host(ws.input(1), anchor_, ws.stream()) : nullptr;
     const TensorList* shape = positional ? on_host(ws.input(2), shape_, ws.stream()) : nullptr;
-    const SlicePlan plan = plan_slice(args_, spec_, ws, anchor, shape);
+    plan_slice(args_, spec_, ws, anchor, shape, plan_);
+    const SlicePlan& plan = plan_;
     TensorList& out = ws.output(0);
     out.resize(plan.out_shapes, plan.out_type);
     out.set_layout(in.layout());
@@ -71,6 +72,7 @@ class SliceGpu : public GpuOperator {
 
  private:
   SliceArgs args_;
+  SlicePlan plan_;
   TensorList anchor_, shape_;  // GPU anchor and shape inputs, copied to the host
   std::vector<kernels::StridedCopyDesc> copies_;
   std::vector<kernels::SliceDesc> slices_;

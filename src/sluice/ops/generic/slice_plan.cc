@@ -118,8 +118,8 @@ SliceArgs parse_slice_args(const OpSpec& spec) {
   return a;
 }
 
-SlicePlan plan_slice(const SliceArgs& args, const OpSpec& spec, const Workspace& ws,
-                     const TensorList* anchor, const TensorList* shape) {
+void plan_slice(const SliceArgs& args, const OpSpec& spec, const Workspace& ws,
+                const TensorList* anchor, const TensorList* shape, SlicePlan& p) {
   const TensorList& in = ws.input(0);
   const int ndim = in.sample_ndim();
   const bool named = !args.start.empty() || !args.end.empty();
@@ -137,7 +137,6 @@ SlicePlan plan_slice(const SliceArgs& args, const OpSpec& spec, const Workspace&
                "Not supported input type: ", lower(dtype_name(in.dtype())));
   SLUICE_CHECK(ndim >= 1 && ndim <= 4, InvalidArgument,
                "Not supported number of dimensions: ", ndim);
-  SlicePlan p;
   p.out_type = args.dtype.value_or(in.dtype());
   SLUICE_CHECK(p.out_type == in.dtype() || p.out_type == DType::kFloat32 ||
                    p.out_type == DType::kFloat16 || p.out_type == DType::kUInt8,
@@ -153,25 +152,39 @@ SlicePlan plan_slice(const SliceArgs& args, const OpSpec& spec, const Workspace&
   const int n = ws.batch_size();
   p.anchor.resize(n);
   p.out_shapes.resize(n);
+  p.channel_dim = -1;
+  // The axes and the named values are read for the first sample and again only for the samples
+  // that may differ: those of argument inputs (per-sample tensors); a constant argument is the
+  // same for the whole batch (Note [Slice planning per batch] in slice.h).
+  const bool axes_vary = !spec.has_arg("axis_names") && ws.arg_input("axes") != nullptr;
+  const bool start_varies = !args.start.empty() && ws.arg_input(args.start) != nullptr;
+  const bool end_varies = !args.end.empty() && ws.arg_input(args.end) != nullptr;
+  const bool rel_start = args.start == "rel_start", abs_start = args.start == "start";
+  std::vector<int> axes;
+  std::vector<double> s, e, av, ev;  // av, ev: the anchor and end of each axis, before rounding
   for (int i = 0; i < n; ++i) {
     const Shape& sh = in.shape(i);
-    const std::vector<int> axes = slice_axes(spec, ws, in.layout(), ndim, i);
+    if (i == 0 || axes_vary) axes = slice_axes(spec, ws, in.layout(), ndim, i);
     Shape& a = p.anchor[i];
     Shape& o = p.out_shapes[i];
     a.assign(ndim, 0);
     o = sh;
-    std::vector<double> av, ev;  // the anchor and end of each axis, before rounding
+    av.clear();
+    ev.clear();
     if (named) {
-      std::vector<double> s, e;
-      if (!args.start.empty()) s = named_values(ws, args.start, axes.size(), i);
-      if (!args.end.empty()) e = named_values(ws, args.end, axes.size(), i);
+      if (!args.start.empty() && (i == 0 || axes_vary || start_varies)) {
+        s = named_values(ws, args.start, axes.size(), i);
+      }
+      if (!args.end.empty() && (i == 0 || axes_vary || end_varies)) {
+        e = named_values(ws, args.end, axes.size(), i);
+      }
       for (size_t k = 0; k < axes.size(); ++k) {
         const int64_t ext = sh[axes[k]];
         // Relative values are DALI's float arguments, scaled in float.
         auto rel = [&](double v) { return static_cast<double>(static_cast<float>(v) * ext); };
         double av_k = 0, ev_k = static_cast<double>(ext);
-        if (args.start == "start") av_k = s[k];
-        if (args.start == "rel_start") av_k = rel(s[k]);
+        if (abs_start) av_k = s[k];
+        if (rel_start) av_k = rel(s[k]);
         check_range(av_k, "anchor value");
         if (args.end == "end") {
           ev_k = e[k];
@@ -181,7 +194,7 @@ SlicePlan plan_slice(const SliceArgs& args, const OpSpec& spec, const Workspace&
           SLUICE_CHECK(e[k] >= 0, InvalidArgument, "shape value out of range [0, ",
                        9223372036854775807.0, "]. Got: ", e[k]);
           ev_k = av_k + e[k];
-        } else if (args.end == "rel_shape" && args.start == "rel_start") {
+        } else if (args.end == "rel_shape" && rel_start) {
           SLUICE_CHECK(e[k] >= 0, InvalidArgument, "negative shapes are not allowed. Got: ", e[k]);
           ev_k = (static_cast<double>(static_cast<float>(s[k])) +
                   static_cast<double>(static_cast<float>(e[k]))) *
@@ -201,8 +214,8 @@ SlicePlan plan_slice(const SliceArgs& args, const OpSpec& spec, const Workspace&
       const Shape& ss = shape->shape(i);
       SLUICE_CHECK(as.size() <= 1 && ss.size() <= 1, InvalidArgument,
                    "Anchor and shape must be 1D tensors or scalars");
-      std::vector<double> s = tensor_values<double>(*anchor, i);
-      std::vector<double> e = tensor_values<double>(*shape, i);
+      s = tensor_values<double>(*anchor, i);
+      e = tensor_values<double>(*shape, i);
       SLUICE_CHECK(s.size() == e.size(), InvalidArgument,
                    "Slice anchor and shape should have the same number of arguments. Got: ",
                    s.size(), " and ", e.size());
@@ -270,7 +283,6 @@ SlicePlan plan_slice(const SliceArgs& args, const OpSpec& spec, const Workspace&
       }
     }
   }
-  return p;
 }
 
 bool slice_is_copy(const SlicePlan& plan, const TensorList& in, int i) {
@@ -287,14 +299,18 @@ kernels::StridedCopyDesc slice_copy_desc(const SlicePlan& plan, const TensorList
                                          TensorList& out, int i) {
   kernels::StridedCopyDesc d;
   const Shape& sh = in.shape(i);
-  Shape start = plan.anchor[i];
-  for (size_t k = 0; k < sh.size(); ++k) {
-    if (plan.out_shapes[i][k] == 0) start[k] = 0;  // an empty output reads nothing
+  const Shape& extent = plan.out_shapes[i];
+  static const Shape kSteps[] = {{}, {1}, {1, 1}, {1, 1, 1}, {1, 1, 1, 1}};  // 1 to 4 dimensions
+  const bool empty = std::find(extent.begin(), extent.end(), 0) != extent.end();
+  Shape zeroed;  // an empty dimension reads nothing: its start is 0
+  if (empty) {
+    zeroed = plan.anchor[i];
+    for (size_t k = 0; k < sh.size(); ++k) zeroed[k] = extent[k] == 0 ? 0 : zeroed[k];
   }
-  SLUICE_CHECK(
-      kernels::describe_strided_copy(d, out.raw_sample(i), in.raw_sample(i), dtype_size(in.dtype()),
-                                     sh, start, Shape(sh.size(), 1), plan.out_shapes[i]),
-      InvalidArgument, "slice of too many dimensions");
+  SLUICE_CHECK(kernels::describe_strided_copy(
+                   d, out.raw_sample(i), in.raw_sample(i), dtype_size(in.dtype()), sh,
+                   empty ? zeroed : plan.anchor[i], kSteps[sh.size()], extent),
+               InvalidArgument, "slice of too many dimensions");
   return d;
 }
 
