@@ -1,16 +1,20 @@
-"""A pipeline over readers.file (or readers.numpy) reading the same class-folder dataset from local
-disk, from an S3-compatible server on 127.0.0.1 (moto_server, started here) and from that server
-through a TCP proxy adding DELAY ms per round trip. Prints images/s of each, alternating the
-three, and the ratios to local disk.
+"""A pipeline over readers.file (or readers.numpy, readers.webdataset) reading the same dataset
+from local disk, from an S3-compatible server on 127.0.0.1 (moto_server, started here) and from
+that server through a TCP proxy adding DELAY ms per round trip. Prints images/s of each,
+alternating the three, and the ratios to local disk.
 
     python3 bench/s3_latency.py DATA_DIR [--copies 8] [--delay-ms 50] [--batch-size 32]
                                 [--threads 2] [--rounds 3] [--pipeline auto|cpu|gpu|reader]
                                 [--connections N] [--lookahead N] [--epochs 2] [--servers 1]
-                                [--reader file|numpy] [--small N --object-bytes B]
+                                [--reader file|numpy|webdataset] [--shards 8]
+                                [--small N --object-bytes B]
 
 DATA_DIR: JPEG files (e.g. ../shared/data/photos), copied --copies times into two class folders.
 --reader numpy: each copy is a .npy file instead, a 1-D uint8 array holding the JPEG's bytes, read
 whole by readers.numpy (and decoded from the array by the cpu and gpu pipelines).
+--reader webdataset: the copies are packed into --shards tar shards (a sample: the JPEG and a .cls
+label), each with its index (sluice.tools.wds2idx), read by readers.webdataset with index_paths:
+each member a ranged GET of its tar.
 --pipeline: cpu = decoders.image_random_crop and resize 224 on the CPU; gpu = the GPU training
 pipeline (mixed decoders.image_random_crop, resize 224, crop_mirror_normalize to FLOAT16 CHW with
 random mirror, as bench/gpu_pipeline.py); reader = the reader alone (a consumer much faster than
@@ -40,12 +44,14 @@ fewer GETs a second than the pipeline asks for, so compare "s3 +DELAY ms" with i
 import argparse
 import contextlib
 import gc
+import io
 import itertools
 import os
 import pathlib
 import shutil
 import subprocess
 import sys
+import tarfile
 import tempfile
 import time
 
@@ -97,7 +103,7 @@ def cuda_available():
         return False
 
 
-def build(kind, reader, root, batch_size, threads):
+def build(kind, reader, root, batch_size, threads, shards):
     gpu = kind == "gpu"
 
     @pipeline_def(batch_size=batch_size, num_threads=threads, device_id=0 if gpu else None,
@@ -106,6 +112,11 @@ def build(kind, reader, root, batch_size, threads):
         if reader == "numpy":
             jpegs = fn.readers.numpy(file_root=root, random_shuffle=True, name="Reader")
             labels = fn.random.uniform(range=[0, 2], dtype=types.INT32, shape=[1])
+        elif reader == "webdataset":
+            jpegs, labels = fn.readers.webdataset(
+                paths=[f"{root}/shard{s}.tar" for s in range(shards)],
+                index_paths=[f"{root}/shard{s}.idx" for s in range(shards)], ext=["jpg", "cls"],
+                random_shuffle=True, name="Reader")
         else:
             jpegs, labels = fn.readers.file(file_root=root, random_shuffle=True, name="Reader")
         if kind == "reader":
@@ -123,8 +134,8 @@ def build(kind, reader, root, batch_size, threads):
     return pipe()
 
 
-def images_per_s(kind, reader, root, batch_size, threads, epochs):
-    p = build(kind, reader, root, batch_size, threads)
+def images_per_s(kind, reader, root, batch_size, threads, epochs, shards):
+    p = build(kind, reader, root, batch_size, threads, shards)
     p.build()
     n = p.reader_meta("Reader")["batches_per_epoch"]
     sync = None
@@ -150,6 +161,29 @@ def images_per_s(kind, reader, root, batch_size, threads, epochs):
     return steps * batch_size / dt, ahead, 1000 * cpu / (steps * batch_size), threads
 
 
+def pack_shards(tmp, files, shards):
+    """The files as WebDataset samples (the file and its label, the class folder's digit) dealt
+    round-robin into `shards` tars under tmp, each indexed; the files are removed. Returns the
+    tars and indexes."""
+    from sluice.tools import wds2idx
+
+    out = []
+    for s in range(shards):
+        tar_path = tmp / f"shard{s}.tar"
+        with tarfile.open(tar_path, "w") as tar:
+            for k, f in enumerate(files[s::shards]):
+                tar.add(f, arcname=f"{k:06d}.jpg")
+                label = f.parent.name.rsplit("_", 1)[1].encode()
+                info = tarfile.TarInfo(f"{k:06d}.cls")
+                info.size = len(label)
+                tar.addfile(info, io.BytesIO(label))
+        wds2idx.create_index(str(tar_path), str(tmp / f"shard{s}.idx"))
+        out += [tar_path, tmp / f"shard{s}.idx"]
+    for f in files:
+        f.unlink()
+    return out
+
+
 def main():
     a = argparse.ArgumentParser()
     a.add_argument("data", nargs="?")
@@ -163,7 +197,8 @@ def main():
     a.add_argument("--connections", type=int)
     a.add_argument("--lookahead", type=int)
     a.add_argument("--servers", type=int, default=1)
-    a.add_argument("--reader", choices=["file", "numpy"], default="file")
+    a.add_argument("--reader", choices=["file", "numpy", "webdataset"], default="file")
+    a.add_argument("--shards", type=int, default=8)
     a.add_argument("--small", type=int, default=0)
     a.add_argument("--object-bytes", type=int, default=2048)
     args = a.parse_args()
@@ -198,9 +233,12 @@ def main():
     suffix = ".npy" if args.reader == "numpy" else ".jpg"
     files = sorted(tmp.rglob(f"*{suffix}"))
     count = len(files)
+    if args.reader == "webdataset":
+        files = pack_shards(tmp, files, args.shards)
 
     def run(root):
-        return images_per_s(kind, args.reader, root, args.batch_size, args.threads, args.epochs)
+        return images_per_s(kind, args.reader, root, args.batch_size, args.threads, args.epochs,
+                            args.shards)
 
     try:
         with contextlib.ExitStack() as stack:

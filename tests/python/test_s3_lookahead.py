@@ -2,14 +2,16 @@
 S3-compatible server (moto_server on 127.0.0.1, started here): the samples are those of local disk
 for sharded, shuffled, padded and stick_to_shard plans across epochs, whatever the depth; no
 object is requested twice while it is ahead; the depth follows SLUICE_S3_LOOKAHEAD_BATCHES and
-stops at the byte budget; readers.numpy keeps several batches of arrays (whole, or regions of
+stops at the byte budget and fills the connections a low descriptor limit leaves; readers.numpy keeps several batches of arrays (whole, or regions of
 cached headers) in flight; an object that cannot be read is named when its batch comes; teardown
 and an iterator's load_state_dict() abandon the reads in flight; a checkpoint restored over s3://
 resumes exactly."""
 
 import gc
 import hashlib
+import os
 import random
+import resource
 import time
 
 import numpy as np
@@ -201,6 +203,30 @@ def test_more_round_trips_overlap_deeper(endpoint, tmp_path, monkeypatch):
             file_root=str(tmp_path), epochs=1)
         gc.collect()
     assert proxy.max_in_flight > 8, proxy.max_in_flight
+
+
+@pytest.mark.parametrize("reader", ["file", "numpy"])
+def test_the_depth_fills_the_connections_the_descriptor_limit_leaves(endpoint, tmp_path,
+                                                                      monkeypatch, reader):
+    """1,024 connections asked for under a soft descriptor limit of 128 while the pipeline is
+    built: the prefetcher gets 64, and the default depth fills those (64 / 16 + 1 = 5 batches of
+    16), not the 1,024 asked for (65, held to the end of the next epoch: 13-14 here)."""
+    (make_arrays if reader == "numpy" else make_objects)(endpoint, tmp_path, f"fd-{reader}", 160)
+    monkeypatch.setenv("SLUICE_S3_CONNECTIONS", "1024")
+    args = dict(batch_size=16, reader=reader, random_shuffle=True)
+    disk = read(file_root=str(tmp_path), batches=6, **args)
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if len(os.listdir("/proc/self/fd")) > 48 or soft < 128:
+        pytest.skip("this process has too many descriptors open for a limit of 128")
+    resource.setrlimit(resource.RLIMIT_NOFILE, (128, hard))
+    try:
+        pipe = build(file_root=f"s3://{BUCKET}/fd-{reader}", **args)
+    finally:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))
+    assert outputs(pipe, 6) == disk
+    assert pipe.executor_statistics()["Reader"]["s3_batches_ahead"] == 5
+    del pipe
+    gc.collect()
 
 
 @pytest.mark.parametrize("roi", [{}, {"roi_start": [3], "roi_shape": [5],

@@ -319,11 +319,12 @@ def test_webdataset_shards(endpoint, tmp_path, monkeypatch, with_index, delay_s)
     if not delay_s:
         assert run(remote, remote_idx) == local
         return
-    # 32 samples of 2-3 members, a request each: with the next batch's members in flight, several
-    # round trips overlap at the proxy (one at a time without reading ahead).
+    # 32 samples of the 14 (25 members read, a ranged GET each, once while ahead: a sample of the
+    # next epoch still ahead is not asked for again): with the next batches' members in flight,
+    # several round trips overlap at the proxy (one at a time without reading ahead).
     port = int(endpoint.rsplit(":", 1)[1])
     with Proxy(("127.0.0.1", port), delay_s=delay_s) as proxy:
         through_proxy(monkeypatch, endpoint, proxy)
         assert run(remote, remote_idx) == local
-    assert proxy.requests >= 60 and proxy.max_in_flight >= 4, (proxy.requests, proxy.max_in_flight)
+    assert proxy.requests >= 25 and proxy.max_in_flight >= 4, (proxy.requests, proxy.max_in_flight)
     gc.collect()

@@ -72,6 +72,9 @@ class NpyObjectReader {
  public:
   explicit NpyObjectReader(int connections);
 
+  // The most requests in flight at once (those asked for, within the descriptor limit).
+  int connections() const { return prefetcher_.connections(); }
+
   // Starts reading `uri`: the whole object, or (`whole` false) its header, which is not read
   // again when `known` gives it.
   std::shared_ptr<NpyObject> start(const std::string& uri, bool whole,

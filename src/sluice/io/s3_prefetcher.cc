@@ -30,6 +30,15 @@ void complete(S3Prefetcher::Fetch& f, std::vector<uint8_t> data, uint64_t object
   f.cv.notify_all();
 }
 
+std::shared_ptr<S3Prefetcher::Fetch> new_fetch(const std::string& uri, uint64_t offset,
+                                               int64_t length) {
+  auto f = std::make_shared<S3Prefetcher::Fetch>();
+  f->uri = uri;
+  f->offset = offset;
+  f->length = length;
+  return f;
+}
+
 // Each request in flight holds a socket: stay within half the process's descriptor limit.
 int within_descriptor_limit(int connections) {
   rlimit rl{};
@@ -187,10 +196,7 @@ S3Prefetcher::~S3Prefetcher() {
 
 std::shared_ptr<S3Prefetcher::Fetch> S3Prefetcher::fetch(const std::string& uri, uint64_t offset,
                                                          int64_t length) {
-  auto f = std::make_shared<Fetch>();
-  f->uri = uri;
-  f->offset = offset;
-  f->length = length;
+  auto f = new_fetch(uri, offset, length);
   bool was_empty = false;
   {
     std::lock_guard<std::mutex> lock(mu_);
@@ -312,10 +318,7 @@ S3Prefetcher::~S3Prefetcher() = default;
 
 std::shared_ptr<S3Prefetcher::Fetch> S3Prefetcher::fetch(const std::string& uri, uint64_t offset,
                                                          int64_t length) {
-  auto f = std::make_shared<Fetch>();
-  f->uri = uri;
-  f->offset = offset;
-  f->length = length;
+  auto f = new_fetch(uri, offset, length);
   std::vector<uint8_t> data;
   try {
     client_->get(S3Uri::parse(uri), data, max_size_, offset, length);  // raises NotImplemented

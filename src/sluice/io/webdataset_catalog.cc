@@ -40,7 +40,8 @@ WebDatasetCatalog::WebDatasetCatalog(WdsCatalogOptions options) : options_(std::
   starts_.push_back(0);
   for (const std::string& p : o.paths) {
     if (is_s3_uri(p)) {
-      prefetcher_ = std::make_unique<S3Prefetcher>(S3Client::shared(), 32, size_t{1} << 31);
+      prefetcher_ =
+          std::make_unique<S3Prefetcher>(S3Client::shared(), o.connections, size_t{1} << 31);
       break;
     }
   }
@@ -150,18 +151,34 @@ std::string WebDatasetCatalog::source(const Sample& s) const {
   return make_string(path, " sample ", s.shard->samples.lines[s.local]);
 }
 
-void WebDatasetCatalog::read(const Sample& s, const WdsComponent& c, void* dst) const {
-  std::shared_ptr<S3Prefetcher::Fetch> ahead;
-  if (prefetcher_) {
-    MutexLock lock(ahead_mu_);
-    auto it = ahead_.find({s.shard_index, c.offset});
-    if (it != ahead_.end()) {
-      ahead = std::move(it->second);
-      ahead_.erase(it);
+std::shared_ptr<const WebDatasetCatalog::SampleRead> WebDatasetCatalog::start(int64_t index) const {
+  auto r = std::make_shared<SampleRead>();
+  r->sample = locate(index);
+  r->fetches.resize(num_outputs());
+  const std::string& path = options_.paths[r->sample.shard_index];
+  const bool remote = prefetcher_ && is_s3_uri(path);
+  for (int o = 0; o < num_outputs(); ++o) {
+    const WdsComponent* c = r->sample.component(o);
+    if (c == nullptr || c->size == 0) continue;
+    if (!remote) {
+      r->sample.shard->file->advise(c->offset, c->size);
+      continue;
+    }
+    for (int p = 0; p < o && !r->fetches[o]; ++p) {  // two outputs may take one component
+      if (r->sample.component(p) == c) r->fetches[o] = r->fetches[p];
+    }
+    if (!r->fetches[o]) {
+      r->fetches[o] = prefetcher_->fetch(path, static_cast<uint64_t>(c->offset), c->size);
+      r->bytes += static_cast<size_t>(c->size);
     }
   }
-  if (ahead) {
-    const std::vector<uint8_t>& bytes = prefetcher_->wait(*ahead);
+  return r;
+}
+
+void WebDatasetCatalog::read(const Sample& s, const WdsComponent& c, void* dst,
+                             S3Prefetcher::Fetch* started) const {
+  if (started) {
+    const std::vector<uint8_t>& bytes = prefetcher_->wait(*started);
     if (bytes.size() == static_cast<size_t>(c.size)) {
       if (!bytes.empty()) std::memcpy(dst, bytes.data(), bytes.size());
       return;
@@ -173,20 +190,7 @@ void WebDatasetCatalog::read(const Sample& s, const WdsComponent& c, void* dst) 
 
 void WebDatasetCatalog::read_ahead(int64_t index) const noexcept {
   try {
-    const Sample s = locate(index);
-    const std::string& path = options_.paths[s.shard_index];
-    for (int o = 0; o < num_outputs(); ++o) {
-      const WdsComponent* c = s.component(o);
-      if (c == nullptr) continue;
-      if (prefetcher_ && is_s3_uri(path) && c->size > 0) {
-        MutexLock lock(ahead_mu_);
-        if (ahead_.size() > 65536) ahead_.clear();  // components never read (a changed plan)
-        auto& f = ahead_[{s.shard_index, c->offset}];
-        if (!f) f = prefetcher_->fetch(path, static_cast<uint64_t>(c->offset), c->size);
-      } else {
-        s.shard->file->advise(c->offset, c->size);
-      }
-    }
+    start(index);
   } catch (...) {  // a hint only: the read reports the error
   }
 }

@@ -81,11 +81,13 @@ class FileReader : public Reader {
     max_file_size_ = static_cast<size_t>(spec_.arg<int64_t>("max_file_size"));
     for (const FileEntry& e : dataset_.entries) {
       if (is_s3_uri(e.path)) {
-        const int connections = s3_connections(ctx.max_batch_size);
-        prefetcher_ =
-            std::make_unique<S3Prefetcher>(S3Client::shared(), connections, max_file_size_);
+        prefetcher_ = std::make_unique<S3Prefetcher>(
+            S3Client::shared(), s3_connections(ctx.max_batch_size), max_file_size_);
+        // The depth fills the connections it has (fewer than asked for under a low descriptor
+        // limit), not those asked for.
         ahead_ = std::make_unique<ObjectsAhead<FetchPtr>>(
-            ObjectsAheadLimits::from_environment(connections, ctx.max_batch_size), fetched_size);
+            ObjectsAheadLimits::from_environment(prefetcher_->connections(), ctx.max_batch_size),
+            fetched_size);
         break;
       }
     }

@@ -132,10 +132,9 @@ class NumpyReader : public Reader {
     scratch_.resize(std::max(ctx.num_slots, 1));
     for (const FileEntry& e : dataset_.entries) {
       if (is_s3_uri(e.path)) {
-        const int connections = s3_connections(ctx.max_batch_size);
-        remote_ = std::make_unique<NpyObjectReader>(connections);
+        remote_ = std::make_unique<NpyObjectReader>(s3_connections(ctx.max_batch_size));
         ahead_ = std::make_unique<ObjectsAhead<ObjectPtr>>(
-            ObjectsAheadLimits::from_environment(connections, ctx.max_batch_size),
+            ObjectsAheadLimits::from_environment(remote_->connections(), ctx.max_batch_size),
             [](const ObjectPtr& o) { return o->bytes(); });
         break;
       }

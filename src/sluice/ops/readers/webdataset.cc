@@ -4,6 +4,8 @@
 #include <memory>
 
 #include "sluice/graph/schema_registry.h"
+#include "sluice/io/objects_ahead.h"
+#include "sluice/io/s3_client.h"
 #include "sluice/io/webdataset_catalog.h"
 #include "sluice/ops/readers/reader.h"
 
@@ -39,6 +41,8 @@ SLUICE_REGISTER_SCHEMA(add_reader_args(
                       "multiple of its type's size.")));
 
 class WebdatasetReader : public Reader {
+  using ReadPtr = std::shared_ptr<const WebDatasetCatalog::SampleRead>;
+
  public:
   using Reader::Reader;
 
@@ -63,17 +67,59 @@ class WebdatasetReader : public Reader {
                      " (integer types, FLOAT16, FLOAT, FLOAT64 are)");
       }
     }
+    o.connections = s3_connections(ctx.max_batch_size);
     catalog_ = std::make_unique<WebDatasetCatalog>(std::move(o));
     plan(ctx, catalog_->size());
+    if (catalog_->remote()) {
+      ahead_ = std::make_unique<ObjectsAhead<ReadPtr>>(
+          ObjectsAheadLimits::from_environment(catalog_->connections(), ctx.max_batch_size),
+          [](const ReadPtr& r) { return std::optional<size_t>(r->bytes); });
+    }
   }
 
+  nlohmann::json stats() const override { return objects_ahead_stats(ahead_.get()); }
+
   void run(Workspace& ws) override {
+    try {
+      read_batch(ws);
+    } catch (...) {
+      // A later batch with one of these samples starts its reads again.
+      if (ahead_) {
+        for (const SampleInfo& s : ws.batch().samples) ahead_->forget(s.id);
+      }
+      throw;
+    }
+  }
+
+ private:
+  std::string sample_source(int64_t index) const override {
+    return catalog_->source(catalog_->locate(index));
+  }
+
+  // Reads the batch's samples. In object storage their reads are those started ahead, and those
+  // of the next batches are started before this batch's are waited for, so that their round trips
+  // overlap the rest of the pipeline (io/objects_ahead.h).
+  void read_batch(Workspace& ws) {
     const int n = ws.batch_size();
     const int n_out = catalog_->num_outputs();
+    std::vector<ReadPtr> reads(n);
+    if (ahead_) {
+      // A sample that cannot be located starts nothing: its batch names the error.
+      auto start = [this](int64_t id) -> ReadPtr {
+        try {
+          return catalog_->start(id);
+        } catch (...) {
+          return nullptr;
+        }
+      };
+      auto share = [](const ReadPtr& r) { return r; };  // a read serves any number of batches
+      for (int i = 0; i < n; ++i) reads[i] = ahead_->take(ws.batch().samples[i].id, start, share);
+      ahead_->plan([&](int64_t k) { return batch_indices_ahead(k); }, start, share);
+    }
     std::vector<WebDatasetCatalog::Sample> samples(n);
     std::vector<std::vector<Shape>> shapes(n_out, std::vector<Shape>(n));
     ws.for_each_sample([&](int i, int) {
-      samples[i] = catalog_->locate(ws.batch().samples[i].id);
+      samples[i] = reads[i] ? reads[i]->sample : catalog_->locate(ws.batch().samples[i].id);
       for (int o = 0; o < n_out; ++o) {
         const WdsComponent* c = samples[i].component(o);
         const int64_t elem = static_cast<int64_t>(dtype_size(dtypes_[o]));
@@ -89,21 +135,22 @@ class WebdatasetReader : public Reader {
     ws.for_each_sample([&](int i, int) {
       for (int o = 0; o < n_out; ++o) {
         if (const WdsComponent* c = samples[i].component(o); c != nullptr && c->size > 0) {
-          catalog_->read(samples[i], *c, ws.output(o).raw_sample(i));
+          catalog_->read(samples[i], *c, ws.output(o).raw_sample(i),
+                         reads[i] ? reads[i]->fetches[o].get() : nullptr);
         }
       }
     });
-    if (read_ahead() || catalog_->remote()) {
+    if (ahead_) {
+      size_t bytes = 0;
+      for (const ReadPtr& r : reads) bytes += r ? r->bytes : 0;
+      ahead_->read(n, bytes);
+    } else if (read_ahead()) {
       for (int64_t index : next_batch_indices()) catalog_->read_ahead(index);
     }
   }
 
- private:
-  std::string sample_source(int64_t index) const override {
-    return catalog_->source(catalog_->locate(index));
-  }
-
   std::unique_ptr<WebDatasetCatalog> catalog_;
+  std::unique_ptr<ObjectsAhead<ReadPtr>> ahead_;  // s3:// shards: the reads of the batches ahead
   std::vector<DType> dtypes_;
 };
 
