@@ -144,15 +144,7 @@ class NumpyReader : public Reader {
   nlohmann::json stats() const override { return objects_ahead_stats(ahead_.get()); }
 
   void run(Workspace& ws) override {
-    try {
-      read_batch(ws);
-    } catch (...) {
-      // A later batch with one of these objects asks for it again.
-      if (ahead_) {
-        for (const SampleInfo& s : ws.batch().samples) ahead_->forget(s.id);
-      }
-      throw;
-    }
+    read_or_forget_ahead(ws, ahead_.get(), [&] { read_batch(ws); });
   }
 
  private:

@@ -56,4 +56,18 @@ nlohmann::json objects_ahead_stats(const Ahead* ahead) {
   return {{"s3_batches_ahead", ahead->batches_ahead()}, {"s3_bytes_ahead", ahead->bytes_ahead()}};
 }
 
+// Runs `read_batch`; when it fails, the reads `ahead` kept for the batch's samples are dropped, so
+// that a later batch with one of them starts its reads again.
+template <class Ahead, class ReadBatch>
+void read_or_forget_ahead(Workspace& ws, Ahead* ahead, ReadBatch&& read_batch) {
+  try {
+    read_batch();
+  } catch (...) {
+    if (ahead) {
+      for (const SampleInfo& s : ws.batch().samples) ahead->forget(s.id);
+    }
+    throw;
+  }
+}
+
 }  // namespace sluice
