@@ -49,14 +49,33 @@ def pipe():
 p = pipe()
 p.build()
 p.run()
-workers = {}
+threads = {}  # name: the CPUs it may run on
 for task in pathlib.Path("/proc/self/task").iterdir():
     name = (task / "comm").read_text().strip()
-    if name.startswith("sluice-w"):
+    if name.startswith("sluice-"):
         allowed = [l for l in (task / "status").read_text().splitlines() if l.startswith("Cpus_allowed_list")]
-        workers[name] = allowed[0].split(":")[1].strip()
-print(json.dumps(workers))
+        threads[name] = allowed[0].split(":")[1].strip()
+print(json.dumps(threads))
 """
+
+
+def cpu_list(text):
+    """The CPU ids of a Cpus_allowed_list ("0-3,8")."""
+    cpus = set()
+    for part in text.split(","):
+        lo, _, hi = part.partition("-")
+        cpus.update(range(int(lo), int(hi or lo) + 1))
+    return cpus
+
+
+def sluice_threads(how, env):
+    out = subprocess.run([sys.executable, "-c", CHILD, how], env=env, capture_output=True,
+                         text=True, timeout=60)
+    assert out.returncode == 0, out.stderr
+    threads = json.loads(out.stdout)
+    workers = {k: v for k, v in threads.items() if k.startswith("sluice-w")}
+    assert "sluice-cpu" in threads, threads  # the CPU stage's thread
+    return workers, {k: cpu_list(v) for k, v in threads.items() if k not in workers}
 
 
 @pytest.mark.parametrize("rank", [0, 1])
@@ -65,14 +84,13 @@ def test_torchrun_ranks_divide_the_cores_and_pin_their_workers(rank):
     if len(cpus) < os.sysconf("SC_NPROCESSORS_ONLN"):
         pytest.skip("this process is bound to some CPUs already: Sluice leaves the binding alone")
     env = dict(os.environ, LOCAL_RANK=str(rank), LOCAL_WORLD_SIZE="2")
-    out = subprocess.run([sys.executable, "-c", CHILD, "free"], env=env, capture_output=True,
-                         text=True, timeout=60)
-    assert out.returncode == 0, out.stderr
-    workers = json.loads(out.stdout)
+    workers, stage = sluice_threads("free", env)
     share = cpus[len(cpus) * rank // 2:len(cpus) * (rank + 1) // 2] or [cpus[rank % len(cpus)]]
     share = share[:len(share) - len(share) // 8]  # one core in eight left to the training loop
     assert sorted(workers) == [f"sluice-w{k}" for k in range(min(8, len(share)))]
     assert sorted(workers.values()) == sorted(str(c) for c in share[:len(workers)])
+    # The stage threads run work inline: they stay on the workers' cores, off the training loop's.
+    assert all(cpus == set(share[:len(workers)]) for cpus in stage.values()), stage
 
 
 def test_a_rank_bound_by_its_launcher_or_opted_out_keeps_its_threads_unpinned():
@@ -80,9 +98,7 @@ def test_a_rank_bound_by_its_launcher_or_opted_out_keeps_its_threads_unpinned():
         pytest.skip("needs two CPUs to tell a bound process from a free one")
     env = dict(os.environ, LOCAL_RANK="1", LOCAL_WORLD_SIZE="2")
     for how, extra in (("bound", {}), ("free", {"SLUICE_SHARE_CORES_BY_RANK": "0"})):
-        out = subprocess.run([sys.executable, "-c", CHILD, how], env=dict(env, **extra),
-                             capture_output=True, text=True, timeout=60)
-        assert out.returncode == 0, out.stderr
-        workers = json.loads(out.stdout)
+        workers, stage = sluice_threads(how, dict(env, **extra))
         assert len(workers) == 8, (how, workers)
         assert len(set(workers.values())) == 1, (how, workers)  # the process's own mask
+        assert all(cpus == cpu_list(next(iter(workers.values()))) for cpus in stage.values())

@@ -30,6 +30,13 @@ Executor::Executor(CompiledGraph graph, ExecutorParams params)
 
   // Under torchrun the ranks of a host divide its cores: this pipeline's workers get its rank's
   // share, one per core, unless SLUICE_AFFINITY_MASK names the cores.
+  // Note [Stage threads stay on the pipeline's cores]
+  // The stage threads (CPU stage workers, the mixed and GPU threads) are not pool workers, but
+  // they run a batch's work inline (parallel_for's caller slot) and decode next to the workers.
+  // Left free, the scheduler puts them on the cores a rank keeps for its training loop (Python's
+  // thread, DDP's and NCCL's), whose launches then arrive late. Whenever the workers are pinned,
+  // the stage threads therefore run on the workers' cores, and the cores outside them stay idle
+  // for the consumer.
   std::vector<int> affinity = ThreadPool::affinity_from_env().empty()
                                   ? ThreadPool::rank_share_from_env()
                                   : std::vector<int>{};

@@ -61,6 +61,7 @@ void CpuStage::join() {
 // holds one more batch of memory.
 void CpuStage::worker_loop(int worker) {
   ThreadPool::name_this_thread(worker == 0 ? "sluice-cpu" : "sluice-cpu" + std::to_string(worker));
+  parts_.pool.keep_this_thread_on_the_workers_cpus();
   if (parts_.slots.has_pinned()) {
     try {
       cuda::set_device(parts_.params.device_id);  // before waiting for cpu_slot_read

@@ -41,6 +41,7 @@ void DeviceStage::join() {
 // again, for the GPU ops that read it two iterations earlier (consumed_).
 void DeviceStage::worker_loop(DevicePart part) {
   ThreadPool::name_this_thread(part == DevicePart::kMixed ? "sluice-mixed" : "sluice-gpu");
+  parts_.pool.keep_this_thread_on_the_workers_cpus();
   try {
     cuda::set_device(parts_.params.device_id);
   } catch (...) {

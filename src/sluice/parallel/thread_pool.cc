@@ -28,8 +28,17 @@ ThreadPool::ThreadPool(int num_threads, std::vector<int> affinity, int device) {
       CPU_ZERO(&set);
       CPU_SET(affinity[i], &set);
       pthread_setaffinity_np(handle, sizeof(set), &set);  // best effort
+      pinned_.push_back(affinity[i]);
     }
   }
+}
+
+void ThreadPool::keep_this_thread_on_the_workers_cpus() const {
+  if (pinned_.empty()) return;
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  for (int c : pinned_) CPU_SET(c, &set);
+  pthread_setaffinity_np(pthread_self(), sizeof(set), &set);  // best effort
 }
 
 ThreadPool::~ThreadPool() {

@@ -84,6 +84,10 @@ class ThreadPool {
   // All but one in kCoresPerTrainingCore of `share` (16 cores: 14), all of a share below that.
   static constexpr int kCoresPerTrainingCore = 8;
   static std::vector<int> pipeline_part(std::vector<int> share);
+  // Confines the calling thread to the CPUs the workers are pinned to (nothing when they are
+  // not): a stage thread runs work inline too, and on a core left to the training loop it would
+  // take that core from it (Note [Stage threads stay on the pipeline's cores], executor.cc).
+  void keep_this_thread_on_the_workers_cpus() const;
   // Names the calling thread (at most 15 characters) for top -H, py-spy and debuggers.
   static void name_this_thread(const std::string& name);
 
@@ -100,6 +104,7 @@ class ThreadPool {
   std::deque<Task> queue_ SLUICE_GUARDED_BY(mu_);
   bool stop_ SLUICE_GUARDED_BY(mu_) = false;
   std::vector<std::thread> workers_;  // set in the constructor, joined in the destructor
+  std::vector<int> pinned_;           // the CPUs workers were pinned to, set in the constructor
 };
 
 }  // namespace sluice

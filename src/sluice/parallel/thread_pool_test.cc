@@ -2,8 +2,11 @@
 
 #include <gtest/gtest.h>
 
+#include <sched.h>
+
 #include <atomic>
 #include <stdexcept>
+#include <thread>
 #include <vector>
 
 namespace sluice {
@@ -72,6 +75,32 @@ TEST(ThreadPool, RanksShareTheCoresInContiguousRunsDifferingByAtMostOne) {
   EXPECT_EQ(ThreadPool::pipeline_part(sixteen), std::vector<int>(sixteen.begin(), sixteen.end() - 2));
   EXPECT_EQ(ThreadPool::pipeline_part({4, 5, 6, 7, 8, 9, 10, 11}).size(), 7u);
   EXPECT_EQ(ThreadPool::pipeline_part({4, 5, 6}), (std::vector<int>{4, 5, 6}));
+}
+
+// The CPUs a new thread may run on, after `setup` ran on it.
+template <typename F>
+std::vector<int> cpus_of_a_thread_after(F setup) {
+  std::vector<int> cpus;
+  std::thread([&] {
+    setup();
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    ASSERT_EQ(sched_getaffinity(0, sizeof(set), &set), 0);
+    for (int c = 0; c < CPU_SETSIZE; ++c) {
+      if (CPU_ISSET(c, &set)) cpus.push_back(c);
+    }
+  }).join();
+  return cpus;
+}
+
+TEST(ThreadPool, AStageThreadKeepsToTheCpusOfPinnedWorkers) {
+  const std::vector<int> all = ThreadPool::process_cpus();
+  ASSERT_FALSE(all.empty());
+  const std::vector<int> one = {all.back()};
+  ThreadPool pinned(2, {one[0], one[0]});
+  EXPECT_EQ(cpus_of_a_thread_after([&] { pinned.keep_this_thread_on_the_workers_cpus(); }), one);
+  ThreadPool free(2);  // unpinned workers leave the thread where it was
+  EXPECT_EQ(cpus_of_a_thread_after([&] { free.keep_this_thread_on_the_workers_cpus(); }), all);
 }
 
 }  // namespace
