@@ -206,6 +206,41 @@ def test_workers_exit_when_the_pipeline_process_is_killed(tmp_path):
     assert not any(_alive(p) for p in pids)
 
 
+def test_a_worker_leaves_the_pipelines_it_inherited_to_the_parent(tmp_path):
+    # A pipeline the parent dropped but has not collected yet (it is in a reference cycle) is in
+    # every forked worker's memory too. When the worker's garbage collector meets its copy, the
+    # copy must not be closed there: its threads are the parent's, and closing it waited for them
+    # forever, the worker's batch with it.
+    script = textwrap.dedent("""
+        import gc, sys, numpy as np
+        sys.path.insert(0, sys.argv[1])
+        from sluice import fn, pipeline_def
+        from test_parallel_external_source import pipe_of
+
+        @pipeline_def(batch_size=2, num_threads=2, device_id=None)
+        def plain():
+            return fn.external_source(lambda: [np.zeros(3, np.uint8)] * 2)
+
+        gc.disable()
+        other = plain()
+        other.build()
+        other.run()
+        other.cycle = other
+        del other  # garbage that only the collector frees
+
+        def collecting(info):
+            gc.collect()  # in the worker: its copy of `other` is freed here
+            return np.full(2, info.idx_in_epoch, np.int32)
+
+        pipe = pipe_of(collecting, py_start_method="fork")
+        print([int(np.asarray(s)[0]) for _ in range(3) for s in pipe.run()[0]], flush=True)
+    """)
+    out = subprocess.run([sys.executable, "-c", script, os.path.dirname(__file__)],
+                         capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split("\n")[0] == str(list(range(12)))
+
+
 def _alive(pid):
     try:
         with open(f"/proc/{pid}/stat") as f:

@@ -25,6 +25,7 @@ from sluice.pipeline._outputs import (check_declarations, check_iteration, graph
 
 _local = threading.local()
 _live = weakref.WeakSet()
+_inherited = []  # in a forked child: the parent's pipelines, kept and never closed (_close)
 
 
 def _stack():
@@ -137,6 +138,7 @@ class Pipeline(PipelineMetadata, _checkpoint.Checkpointing):
         self._outputs = None  # the graph's outputs, once defined
         self._sinks = []
         self._backend = None
+        self._pid = os.getpid()  # the process whose threads the backend runs
         self._document = None
         self._feeder = None  # the external sources (sluice._feeding), made with the graph
         self._scheduled = 0
@@ -475,6 +477,13 @@ class Pipeline(PipelineMetadata, _checkpoint.Checkpointing):
 
     # --- teardown ---------------------------------------------------------------------------
     def _close(self):
+        if getattr(self, "_pid", os.getpid()) != os.getpid():
+            # A forked child (a parallel external_source worker, a user's os.fork) has a copy of
+            # this pipeline but none of its threads, and its workers' channels are the parent's:
+            # closing the copy would wait forever for threads that are not there (the child's
+            # garbage collector met one mid-task). The copy stays as it is until the child exits.
+            _inherited.append(self)
+            return
         b, self._backend = self._backend, None
         if b is not None:
             b.close()
