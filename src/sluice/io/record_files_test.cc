@@ -22,7 +22,8 @@ TEST(RecordFiles, ReadsAtOffsetsKeepingAtMostMaxOpenFilesOpen) {
   TempTree t;
   std::vector<std::string> paths;
   for (int f = 0; f < 6; ++f) {
-    paths.push_back(t.file("f" + std::to_string(f), std::string(100, static_cast<char>('a' + f))));
+    paths.push_back(
+        t.file(std::string("f") + std::to_string(f), std::string(100, static_cast<char>('a' + f))));
   }
   const int before = open_fd_count();
   RecordFiles files;

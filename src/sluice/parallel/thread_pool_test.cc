@@ -72,7 +72,8 @@ TEST(ThreadPool, RanksShareTheCoresInContiguousRunsDifferingByAtMostOne) {
   // The training loop keeps one core in eight of a rank's share.
   std::vector<int> sixteen(16);
   for (int i = 0; i < 16; ++i) sixteen[i] = 16 + i;
-  EXPECT_EQ(ThreadPool::pipeline_part(sixteen), std::vector<int>(sixteen.begin(), sixteen.end() - 2));
+  EXPECT_EQ(ThreadPool::pipeline_part(sixteen),
+            std::vector<int>(sixteen.begin(), sixteen.end() - 2));
   EXPECT_EQ(ThreadPool::pipeline_part({4, 5, 6, 7, 8, 9, 10, 11}).size(), 7u);
   EXPECT_EQ(ThreadPool::pipeline_part({4, 5, 6}), (std::vector<int>{4, 5, 6}));
 }
