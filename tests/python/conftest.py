@@ -51,6 +51,23 @@ def pytest_terminal_summary(terminalreporter):
             "../shared/data next to the clone or set SLUICE_TEST_DATA (README.md, Tests)")
 
 
+@pytest.fixture(scope="module")
+def server(request):
+    """A moto S3 server on loopback for the test module (s3_server.py), with the module's BUCKET
+    made where it names one."""
+    from s3_server import serve_for_module
+
+    yield from serve_for_module(getattr(request.module, "BUCKET", None))
+
+
+@pytest.fixture
+def endpoint(server, monkeypatch):
+    """Sluice's S3 client aimed at `server` for one test; skips without S3 support."""
+    from s3_server import sluice_endpoint
+
+    yield from sluice_endpoint(monkeypatch, server)
+
+
 def native_threads():
     """Threads of this process (engine threads included)."""
     return len(os.listdir("/proc/self/task"))

@@ -10,25 +10,18 @@ import time
 import pytest
 
 from s3_server import Proxy
-from test_s3_lookahead import BUCKET, build, make_objects, outputs, proxied, read, server  # noqa: F401
+from test_s3_lookahead import BUCKET, build, make_objects, outputs, proxied, read
 
 OBJECTS = 600
 BATCH = 64
 
 
 @pytest.fixture(scope="module")
-def many(server, tmp_path_factory):  # noqa: F811
+def many(server, tmp_path_factory):
     """600 objects of up to 300 bytes."""
     root = tmp_path_factory.mktemp("many")
     names = make_objects(server, root, "many", OBJECTS)
     return root, f"s3://{BUCKET}/many", names
-
-
-@pytest.fixture
-def endpoint(server, monkeypatch):  # noqa: F811
-    from s3_server import sluice_endpoint
-
-    yield from sluice_endpoint(monkeypatch, server)
 
 
 def epoch(root, **kwargs):

@@ -17,20 +17,10 @@ import time
 import numpy as np
 import pytest
 
-from s3_server import Proxy, boto3_client, serve_for_module, sluice_endpoint
+from s3_server import Proxy, boto3_client
 from sluice import fn, pipeline_def
 
 BUCKET = "ahead"
-
-
-@pytest.fixture(scope="module")
-def server():
-    yield from serve_for_module(BUCKET)
-
-
-@pytest.fixture
-def endpoint(server, monkeypatch):
-    yield from sluice_endpoint(monkeypatch, server)
 
 
 def make_objects(server, root, prefix, count, size=(0, 300), seed=0):

@@ -12,23 +12,13 @@ import sys
 import numpy as np
 import pytest
 
-from s3_server import Proxy, boto3_client, serve_for_module, sluice_endpoint
+from s3_server import Proxy, boto3_client
 
 sys.path.insert(0, str(pathlib.Path(__file__).parent / "ops"))
 from reader_reference import read  # noqa: E402
 from test_readers_numpy import ROI_CASES, array, make_tree  # noqa: E402
 
 BUCKET = "arrays"
-
-
-@pytest.fixture(scope="module")
-def server():
-    yield from serve_for_module(BUCKET)
-
-
-@pytest.fixture
-def endpoint(server, monkeypatch):
-    yield from sluice_endpoint(monkeypatch, server)
 
 
 def upload(server, root, prefix):

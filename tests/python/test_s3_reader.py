@@ -11,21 +11,10 @@ import numpy as np
 import pytest
 
 import s3_server
-from s3_server import (Proxy, boto3_client, moto_server, serve_for_module,
-                       sluice_endpoint, use_endpoint)
+from s3_server import Proxy, boto3_client, moto_server, use_endpoint
 from sluice import fn, pipeline_def
 
 BUCKET = "data"
-
-
-@pytest.fixture(scope="module")
-def server():
-    yield from serve_for_module()
-
-
-@pytest.fixture
-def endpoint(server, monkeypatch):
-    yield from sluice_endpoint(monkeypatch, server)
 
 
 def make_tree(root, classes, per_class, seed=0):
@@ -42,7 +31,7 @@ def make_tree(root, classes, per_class, seed=0):
     return names
 
 
-_uploaded = set()
+_uploaded = {BUCKET}  # made with the server (conftest.py)
 
 
 def upload(server, root, prefix, bucket=BUCKET):

@@ -11,23 +11,13 @@ import sys
 import numpy as np
 import pytest
 
-from s3_server import Proxy, boto3_client, serve_for_module, sluice_endpoint
+from s3_server import Proxy, boto3_client
 from sluice import fn, pipeline_def
 
 sys.path.insert(0, str(pathlib.Path(__file__).parent / "ops"))
 from test_readers_webdataset import write_shards  # noqa: E402
 
 BUCKET = "wds"
-
-
-@pytest.fixture(scope="module")
-def server():
-    yield from serve_for_module(BUCKET)
-
-
-@pytest.fixture
-def endpoint(server, monkeypatch):
-    yield from sluice_endpoint(monkeypatch, server)
 
 
 def make_shards(server, root, prefix, sizes):
