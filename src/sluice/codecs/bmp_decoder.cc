@@ -6,17 +6,11 @@
 #include <cstring>
 
 #include "sluice/codecs/decoder_internal.h"
+#include "sluice/core/bytes.h"
 #include "sluice/core/error.h"
 
 namespace sluice::codecs::detail {
 namespace {
-
-uint32_t le16(const uint8_t* p) {
-  return uint32_t{p[0]} | (uint32_t{p[1]} << 8);
-}
-uint32_t le32(const uint8_t* p) {
-  return le16(p) | (le16(p + 2) << 16);
-}
 
 constexpr size_t kFileHeader = 14;
 
@@ -39,28 +33,28 @@ ImageInfo peek_bmp(const uint8_t* d, size_t n) {
   ImageInfo info;
   info.format = ImageFormat::kBmp;
   BmpDetails& b = info.bmp;
-  b.pixel_offset = le32(d + 10);
-  b.dib_header_size = static_cast<int>(le32(d + 14));
+  b.pixel_offset = load_le32(d + 10);
+  b.dib_header_size = static_cast<int>(load_le32(d + 14));
   const uint8_t* h = d + kFileHeader;
   int64_t width = 0, height = 0;
   int planes = 0;
   uint32_t colors_used = 0;
   if (b.dib_header_size == 12) {  // BITMAPCOREHEADER (OS/2 1.x)
-    width = le16(h + 4);
-    height = le16(h + 6);  // WORD: OS/2 1.x bitmaps are always bottom-up
-    planes = static_cast<int>(le16(h + 8));
-    b.bits_per_pixel = static_cast<int>(le16(h + 10));
+    width = load_le16(h + 4);
+    height = load_le16(h + 6);  // WORD: OS/2 1.x bitmaps are always bottom-up
+    planes = static_cast<int>(load_le16(h + 8));
+    b.bits_per_pixel = static_cast<int>(load_le16(h + 10));
   } else if (b.dib_header_size >= 40 && b.dib_header_size <= 124) {
     if (n < kFileHeader + static_cast<size_t>(b.dib_header_size)) {
       throw DecodeError(make_string("BMP is truncated inside its ", b.dib_header_size,
                                     "-byte info header (", n, " bytes)"));
     }
-    width = static_cast<int32_t>(le32(h + 4));
-    height = static_cast<int32_t>(le32(h + 8));
-    planes = static_cast<int>(le16(h + 12));
-    b.bits_per_pixel = static_cast<int>(le16(h + 14));
-    b.compression = static_cast<int>(le32(h + 16));
-    colors_used = le32(h + 32);
+    width = static_cast<int32_t>(load_le32(h + 4));
+    height = static_cast<int32_t>(load_le32(h + 8));
+    planes = static_cast<int>(load_le16(h + 12));
+    b.bits_per_pixel = static_cast<int>(load_le16(h + 14));
+    b.compression = static_cast<int>(load_le32(h + 16));
+    colors_used = load_le32(h + 32);
   } else {
     throw DecodeError(make_string("BMP: unsupported DIB header size ", b.dib_header_size));
   }
@@ -79,8 +73,9 @@ ImageInfo peek_bmp(const uint8_t* d, size_t n) {
   if (b.compression == 3 && bpp == 32) {  // BI_BITFIELDS
     size_t mask_at = kFileHeader + 40;    // after a BITMAPINFOHEADER, or inside a V2+ header
     if (n < mask_at + 12) throw DecodeError("BMP is truncated inside its BI_BITFIELDS masks");
-    const uint32_t r = le32(d + mask_at), g = le32(d + mask_at + 4), bl = le32(d + mask_at + 8);
-    const uint32_t a = (b.dib_header_size >= 56) ? le32(d + mask_at + 12) : 0;
+    const uint32_t r = load_le32(d + mask_at), g = load_le32(d + mask_at + 4),
+                   bl = load_le32(d + mask_at + 8);
+    const uint32_t a = (b.dib_header_size >= 56) ? load_le32(d + mask_at + 12) : 0;
     if (r != 0x00FF0000u || g != 0x0000FF00u || bl != 0x000000FFu || (a != 0 && a != 0xFF000000u)) {
       throw DecodeError(make_string("BMP: unsupported BI_BITFIELDS masks R=0x", std::hex, r,
                                     " G=0x", g, " B=0x", bl, " A=0x", a,

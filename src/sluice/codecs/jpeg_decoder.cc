@@ -191,7 +191,7 @@ struct HeaderFacts {
 };
 
 // Output row handler for decompress_c: receives a decoded row of the crop region.
-using RowSink = void (*)(void* ctx, const uint8_t* row, JDIMENSION region_x, JDIMENSION y);
+using JpegRowSink = void (*)(void* ctx, const uint8_t* row, JDIMENSION region_x, JDIMENSION y);
 
 struct DecompressJob {
   J_COLOR_SPACE out_space = JCS_EXT_RGB;
@@ -204,7 +204,7 @@ struct DecompressJob {
   bool direct = false;                    // window rows go to dst directly
   uint8_t* dst = nullptr;
   ptrdiff_t dst_stride = 0;
-  RowSink sink = nullptr;
+  JpegRowSink sink = nullptr;
   void* sink_ctx = nullptr;
 };
 
@@ -277,14 +277,14 @@ int decompress_c(JpegState* st, const DecompressJob* job) {
   return 0;
 }
 
-struct SinkContext {
+struct JpegSinkContext {
   const RegionRequest* req;
   PixelLayout src_layout;
   int src_channels;
 };
 
 void sink_row(void* ctx, const uint8_t* row, JDIMENSION region_x, JDIMENSION y) {
-  const auto* c = static_cast<const SinkContext*>(ctx);
+  const auto* c = static_cast<const JpegSinkContext*>(ctx);
   const RegionRequest& r = *c->req;
   const uint8_t* src = row + (r.window.x - region_x) * c->src_channels;
   uint8_t* dst = r.dst + (static_cast<int64_t>(y) - r.window.y) * r.dst_stride;
@@ -407,7 +407,7 @@ void decode_jpeg(const uint8_t* data, size_t size, const ImageInfo& info, const 
                req.dst_stride == W * job.out_components;
   job.dst = req.dst;
   job.dst_stride = req.dst_stride;
-  SinkContext ctx{&req, src_layout, job.out_components};
+  JpegSinkContext ctx{&req, src_layout, job.out_components};
   job.sink = sink_row;
   job.sink_ctx = &ctx;
 

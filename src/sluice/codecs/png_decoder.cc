@@ -82,7 +82,7 @@ int read_info_c(png_structp png, png_infop info, int out_depth, PngHeader* h) {
   return 0;
 }
 
-using RowSink = void (*)(void* ctx, const uint8_t* row, int64_t y);
+using PngRowSink = void (*)(void* ctx, const uint8_t* row, int64_t y);
 
 struct RowJob {
   int64_t first_row = 0, end_row = 0;
@@ -91,7 +91,7 @@ struct RowJob {
   bool direct = false;
   uint8_t* dst = nullptr;
   ptrdiff_t dst_stride = 0;
-  RowSink sink = nullptr;
+  PngRowSink sink = nullptr;
   void* sink_ctx = nullptr;
 };
 
@@ -115,7 +115,7 @@ int read_rows_c(png_structp png, const RowJob* job) {
   return 0;
 }
 
-struct SinkContext {
+struct PngSinkContext {
   const RegionRequest* req;
   PixelLayout src_layout;
   int src_depth;
@@ -123,7 +123,7 @@ struct SinkContext {
 };
 
 void sink_row(void* ctx, const uint8_t* row, int64_t y) {
-  const auto* c = static_cast<const SinkContext*>(ctx);
+  const auto* c = static_cast<const PngSinkContext*>(ctx);
   const RegionRequest& r = *c->req;
   convert_row(row + r.window.x * c->src_pixel_bytes, c->src_layout, c->src_depth,
               r.dst + (y - r.window.y) * r.dst_stride, r.layout, r.depth, r.window.w);
@@ -172,8 +172,8 @@ void decode_png(const uint8_t* data, size_t size, const ImageInfo& info, const R
     throw DecodeError(make_string("PNG: unexpected row format after transforms (", h.channels,
                                   " channels, ", h.depth, " bits)"));
   }
-  SinkContext sc{&req, kLayouts[h.channels - 1], h.depth,
-                 static_cast<size_t>(h.channels) * (h.depth / 8)};
+  PngSinkContext sc{&req, kLayouts[h.channels - 1], h.depth,
+                    static_cast<size_t>(h.channels) * (h.depth / 8)};
   RowJob job;
   job.first_row = req.window.y;
   job.end_row = req.window.y + req.window.h;

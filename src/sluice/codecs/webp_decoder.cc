@@ -6,6 +6,7 @@
 #include <cstring>
 
 #include "sluice/codecs/decoder_internal.h"
+#include "sluice/core/bytes.h"
 #include "sluice/core/error.h"
 
 #if SLUICE_HAS_WEBP
@@ -13,20 +14,6 @@
 #endif
 
 namespace sluice::codecs::detail {
-namespace {
-
-uint32_t le16(const uint8_t* p) {
-  return uint32_t{p[0]} | (uint32_t{p[1]} << 8);
-}
-uint32_t le24(const uint8_t* p) {
-  return le16(p) | (uint32_t{p[2]} << 16);
-}
-uint32_t le32(const uint8_t* p) {
-  return le24(p) | (uint32_t{p[3]} << 24);
-}
-
-}  // namespace
-
 ImageInfo peek_webp(const uint8_t* d, size_t n) {
   constexpr size_t kChunk = 12 + 8;  // RIFF header, then the first chunk's header
   if (n < kChunk + 10) {
@@ -38,17 +25,17 @@ ImageInfo peek_webp(const uint8_t* d, size_t n) {
   WebpDetails& w = info.webp;
   const uint8_t* c = d + 12;
   const uint8_t* p = c + 8;
-  const uint32_t len = le32(c + 4);
+  const uint32_t len = load_le32(c + 4);
   uint32_t width = 0, height = 0;
   if (std::memcmp(c, "VP8 ", 4) == 0) {
     if (len < 10 || p[3] != 0x9D || p[4] != 0x01 || p[5] != 0x2A) {
       throw DecodeError("WebP: the VP8 frame header has no start code (corrupt)");
     }
-    width = le16(p + 6) & 0x3FFF;
-    height = le16(p + 8) & 0x3FFF;
+    width = load_le16(p + 6) & 0x3FFF;
+    height = load_le16(p + 8) & 0x3FFF;
   } else if (std::memcmp(c, "VP8L", 4) == 0) {
     if (len < 5 || p[0] != 0x2F) throw DecodeError("WebP: the VP8L header has no signature");
-    const uint32_t bits = le32(p + 1);
+    const uint32_t bits = load_le32(p + 1);
     width = (bits & 0x3FFF) + 1;
     height = ((bits >> 14) & 0x3FFF) + 1;
     w.lossless = true;
@@ -57,12 +44,12 @@ ImageInfo peek_webp(const uint8_t* d, size_t n) {
     if (len < 10) throw DecodeError("WebP: the VP8X chunk is too short");
     w.has_alpha = p[0] & 0x10;
     w.animated = p[0] & 0x02;
-    width = le24(p + 4) + 1;
-    height = le24(p + 7) + 1;
+    width = load_le24(p + 4) + 1;
+    height = load_le24(p + 7) + 1;
     // The image chunk after the optional ones tells lossless from lossy.
     size_t pos = 12 + 8 + size_t{len} + (len & 1);
     while (pos + 8 <= n) {
-      const uint32_t l = le32(d + pos + 4);
+      const uint32_t l = load_le32(d + pos + 4);
       if (std::memcmp(d + pos, "VP8L", 4) == 0) w.lossless = true;
       if (std::memcmp(d + pos, "VP8", 3) == 0) break;
       if (l > n - pos - 8) break;

@@ -21,10 +21,10 @@
 #include <nlohmann/json.hpp>
 
 #include "sluice/core/rng.h"
-#include "sluice/memory/tensor_list.h"
 #include "sluice/cuda/cuda_api.h"
-#include "sluice/parallel/thread_pool.h"
 #include "sluice/graph/op_spec.h"
+#include "sluice/memory/tensor_list.h"
+#include "sluice/parallel/thread_pool.h"
 
 namespace sluice {
 
@@ -249,9 +249,10 @@ std::vector<T> tensor_values(const TensorList& t, int i) {
 
 #define SLUICE_OP_CONCAT_IMPL(a, b) a##b
 #define SLUICE_OP_CONCAT(a, b) SLUICE_OP_CONCAT_IMPL(a, b)
-// Registers `Class` as the implementation of schema `type` on `device`.
+// Registers `Class` as the implementation of schema `type` on `device`. (__COUNTER__, not
+// __LINE__: the unity builds of the sanitizer presets put several operators in one file.)
 #define SLUICE_REGISTER_OPERATOR(type, device, Class)                                          \
-  static const bool SLUICE_OP_CONCAT(sluice_op_registered_, __LINE__) =                        \
+  static const bool SLUICE_OP_CONCAT(sluice_op_registered_, __COUNTER__) =                     \
       ::sluice::OperatorRegistry::instance().add(                                              \
           type, device, [](const ::sluice::OpSpec& s) -> std::unique_ptr<::sluice::Operator> { \
             return std::make_unique<Class>(s);                                                 \

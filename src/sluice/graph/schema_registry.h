@@ -30,6 +30,6 @@ class SchemaRegistry {
 #define SLUICE_SCHEMA_CONCAT_IMPL(a, b) a##b
 #define SLUICE_SCHEMA_CONCAT(a, b) SLUICE_SCHEMA_CONCAT_IMPL(a, b)
 // Registers the schema expression at static-initialisation time.
-#define SLUICE_REGISTER_SCHEMA(...)                                             \
-  static const bool SLUICE_SCHEMA_CONCAT(sluice_schema_registered_, __LINE__) = \
+#define SLUICE_REGISTER_SCHEMA(...)                                                \
+  static const bool SLUICE_SCHEMA_CONCAT(sluice_schema_registered_, __COUNTER__) = \
       ::sluice::SchemaRegistry::instance().add(__VA_ARGS__)

@@ -8,6 +8,7 @@
 #include <string_view>
 
 #include "sluice/core/error.h"
+#include "sluice/core/text.h"
 #include "sluice/io/detail/directory_listing.h"
 #include "sluice/io/detail/path_guard.h"
 #include "sluice/io/detail/run_parallel.h"
@@ -36,16 +37,6 @@ std::string_view parent_of(std::string_view path) {
 std::string_view base_name_of(std::string_view path) {
   size_t slash = path.rfind('/');
   return slash == std::string_view::npos ? path : path.substr(slash + 1);
-}
-
-bool is_blank(char c) {
-  return c == ' ' || c == '\t' || c == '\v' || c == '\f' || c == '\r';
-}
-
-std::string_view trim(std::string_view s) {
-  while (!s.empty() && is_blank(s.front())) s.remove_prefix(1);
-  while (!s.empty() && is_blank(s.back())) s.remove_suffix(1);
-  return s;
 }
 
 // Where an entry came from, for error messages: "file_list 'l.txt' line 7" or "files[3]".

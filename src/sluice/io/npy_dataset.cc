@@ -12,6 +12,7 @@
 
 #include "sluice/core/env.h"
 #include "sluice/core/error.h"
+#include "sluice/core/text.h"
 #include "sluice/io/detail/path_guard.h"
 #include "sluice/io/read_file.h"
 #include "sluice/io/s3_client.h"
@@ -19,13 +20,6 @@
 
 namespace sluice {
 namespace {
-
-std::string_view trim(std::string_view s) {
-  auto blank = [](char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f'; };
-  while (!s.empty() && blank(s.front())) s.remove_prefix(1);
-  while (!s.empty() && blank(s.back())) s.remove_suffix(1);
-  return s;
-}
 
 std::vector<std::string> read_list(const std::string& list) {
   std::vector<uint8_t> bytes;

@@ -15,7 +15,7 @@
 namespace sluice {
 namespace {
 
-std::string errno_text(int err) {
+std::string strerror_text(int err) {
   char buf[256];
   return strerror_r(err, buf, sizeof(buf));  // GNU: returns the message, maybe not `buf`
 }
@@ -26,7 +26,7 @@ int open_regular(const std::string& path, int64_t* size) {
     // O_NONBLOCK: a FIFO must not block the open; it is refused below.
     fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
   } while (fd < 0 && errno == EINTR);
-  if (fd < 0) throw IOError(make_string("cannot read '", path, "': ", errno_text(errno)));
+  if (fd < 0) throw IOError(make_string("cannot read '", path, "': ", strerror_text(errno)));
   struct stat st;
   const char* bad = nullptr;
   int err = 0;
@@ -38,7 +38,7 @@ int open_regular(const std::string& path, int64_t* size) {
   }
   if (bad != nullptr) {
     ::close(fd);
-    throw IOError(make_string("cannot read '", path, "': ", bad, err ? errno_text(err) : ""));
+    throw IOError(make_string("cannot read '", path, "': ", bad, err ? strerror_text(err) : ""));
   }
   if (size != nullptr) *size = static_cast<int64_t>(st.st_size);
   return fd;
@@ -133,7 +133,7 @@ void RecordFiles::read(size_t file, int64_t offset, int64_t n, void* dst) const 
     if (r < 0) {
       if (errno == EINTR) continue;
       throw IOError(make_string("cannot read '", paths_[file], "' at offset ", offset + done, ": ",
-                                errno_text(errno)));
+                                strerror_text(errno)));
     }
     if (r == 0) {
       throw IOError(make_string("cannot read '", paths_[file], "': it ends at offset ",

@@ -3,20 +3,11 @@
 #include <algorithm>
 #include <cstring>
 
+#include "sluice/core/bytes.h"
 #include "sluice/core/error.h"
 #include "sluice/io/index_text.h"
 
 namespace sluice {
-namespace {
-
-uint32_t load_u32(const uint8_t* p) {
-  uint32_t v;
-  std::memcpy(&v, p, 4);  // little-endian hosts only (x86-64, aarch64)
-  return v;
-}
-
-}  // namespace
-
 std::vector<RecordIOSpan> parse_recordio_index(std::string_view text,
                                                const std::vector<int64_t>& file_sizes,
                                                const std::string& name) {
@@ -66,9 +57,9 @@ MXNetRecord parse_mxnet_record(std::span<const uint8_t> bytes, std::vector<uint8
   size_t pos = 0;
   for (int part = 0;; ++part) {
     if (bytes.size() - pos < 8) fail(pos, "truncated part header");
-    uint32_t magic = load_u32(bytes.data() + pos);
+    uint32_t magic = load_le32(bytes.data() + pos);
     if (magic != kRecordIOMagic) fail(pos, "wrong magic number (not a RecordIO record)");
-    uint32_t lrec = load_u32(bytes.data() + pos + 4);
+    uint32_t lrec = load_le32(bytes.data() + pos + 4);
     uint32_t cflag = lrec >> 29, length = lrec & ((1u << 29) - 1);
     pos += 8;
     if (length > bytes.size() - pos) {
@@ -100,7 +91,7 @@ MXNetRecord parse_mxnet_record(std::span<const uint8_t> bytes, std::vector<uint8
     fail(0, "payload of ", payload.size(), " bytes is shorter than the 24-byte IRHeader");
   }
   MXNetRecord r;
-  uint32_t flag = load_u32(payload.data());
+  uint32_t flag = load_le32(payload.data());
   std::memcpy(&r.id, payload.data() + 8, 8);
   if (flag == 0) {
     float label;

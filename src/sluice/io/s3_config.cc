@@ -10,6 +10,7 @@
 
 #include "sluice/core/env.h"
 #include "sluice/core/error.h"
+#include "sluice/core/text.h"
 #include "sluice/io/s3_client.h"
 
 namespace sluice {
@@ -18,16 +19,6 @@ namespace {
 std::string env(const char* name) {
   const char* v = std::getenv(name);
   return v ? std::string(v) : std::string();
-}
-
-std::string_view trim(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t' || s.front() == '\r')) {
-    s.remove_prefix(1);
-  }
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r')) {
-    s.remove_suffix(1);
-  }
-  return s;
 }
 
 // The `key = value` lines of section `section` of an INI file (AWS profile files); empty when the

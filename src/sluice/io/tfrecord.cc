@@ -3,6 +3,7 @@
 #include <array>
 #include <cstring>
 
+#include "sluice/core/bytes.h"
 #include "sluice/core/error.h"
 #include "sluice/io/index_text.h"
 
@@ -24,17 +25,6 @@ constexpr std::array<std::array<uint32_t, 256>, 8> make_tables() {
 }
 constexpr auto kTables = make_tables();
 
-uint32_t load_u32(const uint8_t* p) {
-  uint32_t v;
-  std::memcpy(&v, p, 4);  // little-endian hosts only (x86-64, aarch64)
-  return v;
-}
-uint64_t load_u64(const uint8_t* p) {
-  uint64_t v;
-  std::memcpy(&v, p, 8);
-  return v;
-}
-
 }  // namespace
 
 uint32_t crc32c(std::span<const uint8_t> data) {
@@ -42,7 +32,7 @@ uint32_t crc32c(std::span<const uint8_t> data) {
   const uint8_t* p = data.data();
   size_t n = data.size();
   for (; n >= 8; n -= 8, p += 8) {
-    uint32_t lo = load_u32(p) ^ c, hi = load_u32(p + 4);
+    uint32_t lo = load_le32(p) ^ c, hi = load_le32(p + 4);
     c = kTables[7][lo & 0xff] ^ kTables[6][(lo >> 8) & 0xff] ^ kTables[5][(lo >> 16) & 0xff] ^
         kTables[4][lo >> 24] ^ kTables[3][hi & 0xff] ^ kTables[2][(hi >> 8) & 0xff] ^
         kTables[1][(hi >> 16) & 0xff] ^ kTables[0][hi >> 24];
@@ -93,8 +83,8 @@ std::span<const uint8_t> tfrecord_payload(std::span<const uint8_t> record, bool 
     throw IOError(make_string("TFRecord at offset ", offset, ": ", record.size(),
                               " bytes, shorter than the 16-byte framing"));
   }
-  uint64_t length = load_u64(record.data());
-  if (check_crc && load_u32(record.data() + 8) != masked_crc32c(record.first(8))) {
+  uint64_t length = load_le64(record.data());
+  if (check_crc && load_le32(record.data() + 8) != masked_crc32c(record.first(8))) {
     throw IOError(make_string("TFRecord at offset ", offset, ": the length's CRC does not match"));
   }
   if (length > record.size() - kTFRecordOverhead) {
@@ -104,7 +94,7 @@ std::span<const uint8_t> tfrecord_payload(std::span<const uint8_t> record, bool 
                               "length)"));
   }
   auto payload = record.subspan(12, static_cast<size_t>(length));
-  if (check_crc && load_u32(record.data() + 12 + length) != masked_crc32c(payload)) {
+  if (check_crc && load_le32(record.data() + 12 + length) != masked_crc32c(payload)) {
     throw IOError(make_string("TFRecord at offset ", offset,
                               ": the data's CRC does not match "
                               "(corrupt record)"));

@@ -25,6 +25,9 @@ enum class ResampleFilter : uint8_t {
   kGaussian,    // GAUSSIAN: exp(-4 x^2) on (-1, 1), as DALI's Gaussian window of radius 1;
                 // not interpolating (blurs even at scale 1)
 };
+inline constexpr ResampleFilter kAllResampleFilters[] = {
+    ResampleFilter::kNearest, ResampleFilter::kLinear,   ResampleFilter::kTriangular,
+    ResampleFilter::kCubic,   ResampleFilter::kLanczos3, ResampleFilter::kGaussian};
 
 // Accepts DALI's names with or without the INTERP_ prefix, any case: NN, LINEAR, TRIANGULAR,
 // CUBIC, LANCZOS3, GAUSSIAN. Throws InvalidArgument otherwise.

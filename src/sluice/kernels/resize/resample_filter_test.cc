@@ -11,10 +11,6 @@
 namespace sluice::kernels {
 namespace {
 
-constexpr ResampleFilter kAllFilters[] = {ResampleFilter::kNearest,    ResampleFilter::kLinear,
-                                          ResampleFilter::kTriangular, ResampleFilter::kCubic,
-                                          ResampleFilter::kLanczos3,   ResampleFilter::kGaussian};
-
 struct Table {
   std::vector<int32_t> first, count;
   std::vector<float> w;
@@ -41,7 +37,7 @@ Table tables(const AxisResampling& a) {
 // fixed-point accumulation of 255 * sum |w| * 2^22 below 2^31.
 TEST(ResampleFilter, CoefficientsAreNormalisedAndBounded) {
   const double kWindows[][2] = {{0, 37}, {3.25, 30.5}, {-6.5, 20}, {10, 45}, {36.9, 37}};
-  for (ResampleFilter f : kAllFilters) {
+  for (ResampleFilter f : kAllResampleFilters) {
     for (bool aa : {true, false}) {
       for (int64_t out : {1, 2, 5, 11, 37, 64, 150}) {
         for (const auto& win : kWindows) {
@@ -91,7 +87,7 @@ TEST(ResampleFilter, ScaleOneIsIdentity) {
 }
 
 TEST(ResampleFilter, ReversedWindowMirrorsTheTable) {
-  for (ResampleFilter f : kAllFilters) {
+  for (ResampleFilter f : kAllResampleFilters) {
     SCOPED_TRACE(resample_filter_name(f));
     AxisResampling fwd = make_axis_resampling(50, 3.5, 41.25, 17, {f, f, true});
     AxisResampling rev = make_axis_resampling(50, 41.25, 3.5, 17, {f, f, true});
@@ -110,7 +106,7 @@ TEST(ResampleFilter, ReversedWindowMirrorsTheTable) {
 
 // A crop of the output (out_offset, out_count) has exactly the rows of the full table.
 TEST(ResampleFilter, OutputRangeIsASliceOfTheFullTable) {
-  for (ResampleFilter f : kAllFilters) {
+  for (ResampleFilter f : kAllResampleFilters) {
     for (bool mirror : {false, true}) {
       SCOPED_TRACE(make_string(resample_filter_name(f), mirror ? " mirrored" : ""));
       const double lo = mirror ? 60 : 2.5, hi = mirror ? 2.5 : 60;
@@ -184,7 +180,7 @@ TEST(ResampleFilter, PolynomialsMatchLibm) {
 }
 
 TEST(ResampleFilter, ParsesDaliNames) {
-  for (ResampleFilter f : kAllFilters) {
+  for (ResampleFilter f : kAllResampleFilters) {
     EXPECT_EQ(parse_resample_filter(resample_filter_name(f)), f);
   }
   EXPECT_EQ(parse_resample_filter("INTERP_LANCZOS3"), ResampleFilter::kLanczos3);

@@ -19,10 +19,7 @@
 namespace sluice::kernels {
 namespace {
 
-constexpr ResampleFilter kAllFilters[] = {ResampleFilter::kNearest,    ResampleFilter::kLinear,
-                                          ResampleFilter::kTriangular, ResampleFilter::kCubic,
-                                          ResampleFilter::kLanczos3,   ResampleFilter::kGaussian};
-constexpr uint8_t kPoison = 0xA5;
+constexpr uint8_t kRowPoison = 0xA5;
 constexpr int64_t kOutPad = 5;  // poisoned bytes after each output row
 
 struct Case {
@@ -60,7 +57,7 @@ template <typename Fn>
 std::vector<uint8_t> run_guarded(const Case& k, const std::vector<uint8_t>& in, Fn fn) {
   const ResizeGeometry& g = k.p.geometry;
   const int64_t row = g.out_w * k.c, stride = row + kOutPad;
-  std::vector<uint8_t> out(static_cast<size_t>(g.out_h * stride), kPoison);
+  std::vector<uint8_t> out(static_cast<size_t>(g.out_h * stride), kRowPoison);
   ConstHwcImage src(in.data(), DType::kUInt8, k.in_h, k.in_w, k.c, k.in_w * k.c + k.in_pad);
   HwcImage dst{out.data(), DType::kUInt8, g.out_h, g.out_w, k.c, stride};
   fn(src, dst);
@@ -68,7 +65,7 @@ std::vector<uint8_t> run_guarded(const Case& k, const std::vector<uint8_t>& in, 
   for (int64_t y = 0; y < g.out_h; y++) {
     dense.insert(dense.end(), out.begin() + y * stride, out.begin() + y * stride + row);
     for (int64_t i = row; i < stride; i++) {
-      EXPECT_EQ(out[y * stride + i], kPoison) << "padding of output row " << y << " written";
+      EXPECT_EQ(out[y * stride + i], kRowPoison) << "padding of output row " << y << " written";
     }
   }
   return dense;
@@ -151,7 +148,7 @@ TEST(ResampleFixedPoint, TypicalShapesEqualReference) {
     return std::uniform_real_distribution<double>(lo, hi)(rng);
   };
   for (int64_t c = 1; c <= 4; c++) {
-    for (ResampleFilter f : kAllFilters) {
+    for (ResampleFilter f : kAllResampleFilters) {
       for (auto [h, w] :
            {std::pair<int64_t, int64_t>{150, 150}, {375, 500}, {500, 600}, {181, 97}}) {
         Case k{h, w, c, 0, {}};
@@ -210,7 +207,8 @@ TEST(ResampleFixedPoint, RandomShapesEqualReference) {
         g = {out_h, out_w, real(-4, 1), real(-5, 1), k.in_h + real(-1, 3), k.in_w + real(-1, 6)};
         break;
     }
-    k.p.filters = {kAllFilters[uniform(0, 5)], kAllFilters[uniform(0, 5)], uniform(0, 3) != 0};
+    k.p.filters = {kAllResampleFilters[uniform(0, 5)], kAllResampleFilters[uniform(0, 5)],
+                   uniform(0, 3) != 0};
     SCOPED_TRACE(describe(k));
     check(k, rng);
     if (HasFatalFailure()) return;
