@@ -8,9 +8,10 @@
 #                                   memory-pool and parallel-listing tests (TSAN_TESTS below)
 #
 # Build folders: build/asan and build/tsan, configured by the presets of the same names
-# (CMakePresets.json; only the sluice_tests target is built: a few minutes each on 2 cores; later
-# runs are incremental). Compiler: clang-14 as the presets say when installed, else the default
-# C++ compiler (g++ 12 works too); override with SLUICE_SAN_CC / SLUICE_SAN_CXX.
+# (CMakePresets.json; only the sluice_tests target is built, as a unity build: about 5 minutes
+# each on 2 cores; later runs are incremental). Compiler: clang-14 as the presets say when
+# installed, else the default C++ compiler (g++ 12 works too); override with SLUICE_SAN_CC /
+# SLUICE_SAN_CXX.
 # Tests that need ../shared/data skip without it (point SLUICE_TEST_DATA at the image data).
 #
 # A run fails on a failing test or on any sanitizer report: reports abort the test
