@@ -1,5 +1,6 @@
 import os
 import pathlib
+import signal
 import time
 
 import pytest
@@ -66,6 +67,13 @@ def endpoint(server, monkeypatch):
     from s3_server import sluice_endpoint
 
     yield from sluice_endpoint(monkeypatch, server)
+
+
+def sigint_as_default():
+    """preexec_fn for a child a test interrupts with SIGINT: a suite started in the background
+    (`bash tools/test.sh &`, nohup) inherits SIGINT ignored, and Python then never raises
+    KeyboardInterrupt."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
 def native_threads():

@@ -18,6 +18,7 @@ import pytest
 import sluice
 from sluice.tools import bench as bench_mod
 from sluice.tools import bench_report
+from conftest import sigint_as_default
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 
@@ -230,7 +231,7 @@ def test_ctrl_c_ends_with_one_line(tmp_path, command, marker):
     args = [a.format(tmp=tmp_path, data=data) for a in command]
     proc = subprocess.Popen([sys.executable, "-m", "sluice.cli", *args], stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True, cwd=tmp_path,
-                            start_new_session=True)
+                            start_new_session=True, preexec_fn=sigint_as_default)
     lines = []
     interrupt_after(proc, marker, lines)
     err = "".join(lines)

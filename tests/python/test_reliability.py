@@ -22,7 +22,7 @@ import pytest
 
 import sluice
 from sluice import fn, pipeline_def, types
-from conftest import native_threads, native_threads_settled, sluice_threads
+from conftest import native_threads, native_threads_settled, sigint_as_default, sluice_threads
 
 torch = pytest.importorskip("torch")
 from sluice.plugin.pytorch import DALIClassificationIterator, LastBatchPolicy  # noqa: E402
@@ -129,7 +129,8 @@ def test_sigint_and_interpreter_exit_finish_within_two_seconds(dataset, tmp_path
     script = tmp_path / "loop.py"
     script.write_text(SCRIPT)
     proc = subprocess.Popen([sys.executable, str(script), str(dataset), mode],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            preexec_fn=sigint_as_default)
     assert proc.stdout.readline().strip() == "started"
     time.sleep(0.5)
     t0 = time.perf_counter()
