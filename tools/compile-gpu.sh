@@ -4,7 +4,7 @@
 # the CUDA toolkit, or else from PyPI's nvidia-nvjpeg wheel (downloaded once into build/).
 # Skips with a message when there is no nvcc.
 #
-#   tools/compile-gpu.sh               everything: the gpu preset's library and tests, compiled and linked
+#   tools/compile-gpu.sh               everything: the gpu preset's library and tests, linked
 #   tools/compile-gpu.sh --nvjpeg-only what the README's build leaves out when it finds nvcc but
 #       no nvJPEG: the nvJPEG sources and the tests that use them (CI, right after that build,
 #       which compiled every other CUDA source and GPU test; a second compile of those would
