@@ -24,7 +24,7 @@ if [ "$(id -u)" -ne 0 ]; then
   command -v sudo > /dev/null || { echo "setup.sh: run as root, or install sudo" >&2; exit 1; }
   sudo=sudo
 fi
-pkgs="build-essential cmake git python3 python3-dev python3-venv python3-pip
+pkgs="build-essential cmake ninja-build git python3 python3-dev python3-venv python3-pip
       libjpeg-dev libpng-dev libtiff-dev libwebp-dev libopenjp2-7-dev liblmdb-dev libcurl4-openssl-dev
       nlohmann-json3-dev rapidjson-dev libgtest-dev libgmock-dev
       python3-numpy python3-pil python3-pytest python3-tqdm python3-psutil python3-matplotlib"
@@ -36,8 +36,8 @@ if [ "$quiet" = 0 ]; then
   cat << EOF
 setup.sh will
   1. install Debian packages with apt-get${sudo:+ (through sudo: it may ask for your password)},
-     unless they are installed already: compilers and CMake, the libjpeg/libpng headers, numpy,
-     Pillow, pytest, tqdm, psutil, matplotlib, and the distribution's CPU builds of torch and
+     unless they are installed already: compilers, CMake and Ninja, the libjpeg/libpng headers,
+     numpy, Pillow, pytest, tqdm, psutil, matplotlib, and the distribution's CPU builds of torch and
      torchvision (python3-torch, python3-torchvision; for \`sluice bench\` and the PyTorch plugin)
   2. make a Python environment in .venv that sees those packages
   3. build Sluice's C++ library$([ $tests = ON ] && echo " and its C++ tests") and install it with the \`sluice\` command into .venv
