@@ -50,13 +50,11 @@ if [ $only_nvjpeg = 1 ]; then
     # The objects of the sources under an nvjpeg/ folder and of those that test for nvJPEG: a
     # source's own object, or the unity file (the tests' target) that includes it.
     uses=$(grep -rl SLUICE_HAS_NVJPEG src --include='*.cc' --include='*.cu' | sed 's|^src/sluice/||')
-    pattern="/nvjpeg/|/($(echo "$uses" | paste -sd'|'))(\"|$)"
-    while read -r object; do
-      case "$object" in
-        */Unity/*) grep -qE "$pattern" "build/gpu/${object%.o}" && targets+=("$object") ;;
-        *) echo "${object%.o}" | grep -qE "$pattern" && targets+=("$object") ;;
-      esac
-    done < <(ninja -C build/gpu -t targets all | sed -n 's/^\(.*\.o\): .*/\1/p')
+    pattern="/nvjpeg/|/($(echo "$uses" | paste -sd'|'))(\.o|\")?$"
+    mapfile -t targets < <(
+      ninja -C build/gpu -t targets all | sed -n 's/^\(.*\.o\): .*/\1/p' | grep -E "$pattern"
+      grep -lE "$pattern" build/gpu/src/sluice/CMakeFiles/*/Unity/*.cxx 2> /dev/null |
+        sed 's|^build/gpu/||; s|$|.o|')
     what="nvJPEG sources and tests (${#targets[@]} objects; the rest compiled in $readme_build)"
   else
     echo "compile-gpu.sh: $readme_build compiled no CUDA (or no Ninja here): compiling everything"

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "sluice/codecs/decoder_internal.h"
+#include "sluice/core/bytes.h"
 #include "sluice/core/error.h"
 
 namespace sluice::codecs {
@@ -404,10 +405,8 @@ int parse_exif_orientation(const uint8_t* d, size_t n) {
   } else {
     return 1;
   }
-  auto u16 = [&](size_t o) -> uint32_t {
-    return le ? (uint32_t{d[o]} | (uint32_t{d[o + 1]} << 8)) : be16(d + o);
-  };
-  auto u32 = [&](size_t o) -> uint32_t { return le ? (u16(o) | (u16(o + 2) << 16)) : be32(d + o); };
+  auto u16 = [&](size_t o) { return le ? load_le16(d + o) : be16(d + o); };
+  auto u32 = [&](size_t o) { return le ? load_le32(d + o) : be32(d + o); };
   if (u16(2) != 42) return 1;
   const size_t ifd = u32(4);
   if (ifd < 8 || ifd > n - 2) return 1;
