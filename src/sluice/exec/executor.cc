@@ -33,10 +33,11 @@ Executor::Executor(CompiledGraph graph, ExecutorParams params)
   // Note [Stage threads stay on the pipeline's cores]
   // The stage threads (CPU stage workers, the mixed and GPU threads) are not pool workers, but
   // they run a batch's work inline (parallel_for's caller slot) and decode next to the workers.
-  // Left free, the scheduler puts them on the cores a rank keeps for its training loop (Python's
-  // thread, DDP's and NCCL's), whose launches then arrive late. Whenever the workers are pinned,
-  // the stage threads therefore run on the workers' cores, and the cores outside them stay idle
-  // for the consumer.
+  // Left free, the scheduler may put them on the cores a rank keeps for its training loop
+  // (Python's thread, DDP's and NCCL's). Whenever the workers are pinned, the stage threads run
+  // on the workers' cores, so that a pipeline given cores (a rank's share, SLUICE_AFFINITY_MASK,
+  // set_affinity) uses those alone. Two-GPU training measured the same with and without it
+  // (bench/RESULTS.md#two-gpus): a matter of keeping to the cores given, not of speed.
   std::vector<int> affinity = ThreadPool::affinity_from_env().empty()
                                   ? ThreadPool::rank_share_from_env()
                                   : std::vector<int>{};
