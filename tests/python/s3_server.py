@@ -122,7 +122,8 @@ class Proxy:
     it is forwarded (a round trip of that much more); `drop_every` = n closes every n-th request's
     connection with a reset instead of forwarding it; `slow_down` = n answers the next n requests
     503 SlowDown. Counts requests, drops and slow-downs, and the most requests it held in their
-    delay at once (`max_in_flight`: how many round trips a reader overlapped)."""
+    delay at once (`max_in_flight`: how many round trips a reader overlapped); `lines` keeps each
+    request's first line ("GET /bucket/key HTTP/1.1")."""
 
     def __init__(self, upstream, delay_s=0.0, drop_every=0, slow_down=0):
         self.upstream = upstream
@@ -130,6 +131,7 @@ class Proxy:
         self.drop_every = drop_every
         self.slow_down = slow_down
         self.requests = self.drops = self.slowed = 0
+        self.lines = []
         self.in_flight = self.max_in_flight = 0
         self._lock = threading.Lock()
         self._sock = socket.socket()
@@ -164,6 +166,7 @@ class Proxy:
             return "forward"
         with self._lock:
             self.requests += 1
+            self.lines.append(chunk.split(b"\r\n", 1)[0].decode(errors="replace"))
             if self.slow_down > 0:
                 self.slow_down -= 1
                 self.slowed += 1

@@ -59,6 +59,9 @@ class ObjectsAhead {
   // The bytes a read holds or will hold, when known without waiting.
   using Bytes = std::function<std::optional<size_t>(const Read&)>;
   using BatchIds = std::function<std::vector<int64_t>(int64_t k)>;
+  // Starts the reads of several objects at once, one Read per id in their order (a reader that
+  // merges the reads of neighbouring objects: readers.webdataset).
+  using StartAll = std::function<std::vector<Read>(const std::vector<int64_t>& ids)>;
 
   ObjectsAhead(ObjectsAheadLimits limits, Bytes bytes)
       : limits_(limits), bytes_(std::move(bytes)) {}
@@ -79,8 +82,18 @@ class ObjectsAhead {
   }
 
   // Keeps the reads of the batches ahead in flight (Note [Look-ahead]): those already ahead,
-  // those taken for this batch shared, the others started; drops the rest.
+  // those taken for this batch shared, the others started (together, in the batches' order);
+  // drops the rest.
   void plan(const BatchIds& batch_ids, const Start& start, const Share& share) {
+    plan(batch_ids, StartAll([&start](const std::vector<int64_t>& ids) {
+           std::vector<Read> reads;
+           reads.reserve(ids.size());
+           for (int64_t id : ids) reads.push_back(start(id));
+           return reads;
+         }),
+         share);
+  }
+  void plan(const BatchIds& batch_ids, const StartAll& start_all, const Share& share) {
     const size_t mean = objects_read_ ? std::max<size_t>(1, bytes_read_ / objects_read_) : 0;
     const AheadPlan p =
         plan_objects_ahead(batch_ids, limits_, mean, [&](int64_t id) -> std::optional<size_t> {
@@ -89,15 +102,18 @@ class ObjectsAhead {
           return *r ? bytes_(*r) : 0;
         });
     std::unordered_map<int64_t, Read> kept;
+    std::vector<int64_t> fresh;
     for (int64_t id : p.ids) {
       if (auto it = ahead_.find(id); it != ahead_.end()) {
         kept.emplace(id, std::move(it->second));
       } else if (auto t = taken_.find(id); t != taken_.end()) {
         kept.emplace(id, t->second ? share(t->second) : Read());
       } else {
-        kept.emplace(id, start(id));
+        fresh.push_back(id);
       }
     }
+    std::vector<Read> started = start_all(fresh);
+    for (size_t i = 0; i < fresh.size(); ++i) kept.emplace(fresh[i], std::move(started[i]));
     ahead_ = std::move(kept);
     taken_.clear();
     batches_ahead_ = p.batches;

@@ -131,5 +131,31 @@ TEST(ObjectsAhead, DropsWhatIsNoLongerAheadAndSharesWhatIsTaken) {
   EXPECT_EQ(reads.started[10], 2);
 }
 
+TEST(ObjectsAhead, StartsTheNewReadsTogetherInTheBatchesOrder) {
+  // What a reader merging neighbours' reads gets: one call per plan with the objects not yet
+  // ahead (nor taken), in the order of the batches.
+  Reads reads;
+  std::vector<std::vector<int64_t>> calls;
+  ObjectsAhead<std::shared_ptr<int64_t>>::StartAll start_all =
+      [&](const std::vector<int64_t>& ids) {
+        calls.push_back(ids);
+        std::vector<std::shared_ptr<int64_t>> out;
+        for (int64_t id : ids) out.push_back(reads.start()(id));
+        return out;
+      };
+  ObjectsAhead<std::shared_ptr<int64_t>> ahead({3, 1000},
+                                               [](auto&) { return std::optional<size_t>(10); });
+  ahead.read(1, 10);
+  auto a = ahead.take(0, reads.start(), Reads::same);
+  Batches next = {{5, 4, 0}, {6, 7}, {8}};
+  ahead.plan(ahead_of(next), start_all, Reads::same);
+  next = {{6, 7}, {8}, {9, 5}};
+  ahead.plan(ahead_of(next), start_all, Reads::same);
+  EXPECT_EQ(calls, (std::vector<std::vector<int64_t>>{{5, 4, 6, 7, 8}, {9}}));
+  EXPECT_EQ(*ahead.take(5, reads.start(), Reads::same), 5);  // 5 kept ahead, not started again
+  EXPECT_EQ(reads.started[5], 1);
+  EXPECT_TRUE(reads.live[4].expired());  // not ahead any more: dropped
+}
+
 }  // namespace
 }  // namespace sluice

@@ -151,36 +151,71 @@ std::string WebDatasetCatalog::source(const Sample& s) const {
   return make_string(path, " sample ", s.shard->samples.lines[s.local]);
 }
 
-std::shared_ptr<const WebDatasetCatalog::SampleRead> WebDatasetCatalog::start(int64_t index) const {
-  auto r = std::make_shared<SampleRead>();
-  r->sample = locate(index);
-  r->fetches.resize(num_outputs());
-  const std::string& path = options_.paths[r->sample.shard_index];
-  const bool remote = prefetcher_ && is_s3_uri(path);
-  for (int o = 0; o < num_outputs(); ++o) {
-    const WdsComponent* c = r->sample.component(o);
-    if (c == nullptr || c->size == 0) continue;
-    if (!remote) {
-      r->sample.shard->file->advise(c->offset, c->size);
+// Note [One GET for neighbours]
+// ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+// A request costs a round trip and the server's work per request (which for moto, reading the
+// whole object for each range, is most of it), and WebDataset keeps a sample's components next
+// to each other and, unshuffled, reads the samples of a tar in order. So a sample's components
+// are one ranged GET from the first to the end of the last, and each sample started right after
+// its neighbour in the same tar (the look-ahead starts a batch's new samples together, in order)
+// joins its GET while it stays within max_range and skips at most max_range_gap bytes (headers,
+// members no output takes). Shuffled, neighbours rarely follow each other: one GET a sample.
+std::vector<std::shared_ptr<const WebDatasetCatalog::SampleRead>> WebDatasetCatalog::start(
+    const std::vector<int64_t>& indices) const {
+  std::vector<std::shared_ptr<const SampleRead>> out(indices.size());
+  std::vector<std::shared_ptr<SampleRead>> run;  // the samples of the GET being gathered
+  uint64_t begin = 0, end = 0;
+  auto send = [&] {
+    if (run.empty()) return;
+    auto range = prefetcher_->fetch(options_.paths[run.front()->sample.shard_index], begin,
+                                    static_cast<int64_t>(end - begin));
+    for (auto& r : run) {
+      r->range = range;
+      r->range_offset = begin;
+    }
+    run.clear();
+  };
+  for (size_t i = 0; i < indices.size(); ++i) {
+    auto r = std::make_shared<SampleRead>();
+    try {
+      r->sample = locate(indices[i]);
+    } catch (...) {
       continue;
     }
-    for (int p = 0; p < o && !r->fetches[o]; ++p) {  // two outputs may take one component
-      if (r->sample.component(p) == c) r->fetches[o] = r->fetches[p];
+    out[i] = r;
+    const bool remote = prefetcher_ && is_s3_uri(options_.paths[r->sample.shard_index]);
+    uint64_t first = UINT64_MAX, last = 0;
+    for (int o = 0; o < num_outputs(); ++o) {
+      const WdsComponent* c = r->sample.component(o);
+      if (c == nullptr || c->size == 0) continue;
+      if (!remote) r->sample.shard->file->advise(c->offset, c->size);
+      first = std::min(first, static_cast<uint64_t>(c->offset));
+      last = std::max(last, static_cast<uint64_t>(c->offset + c->size));
     }
-    if (!r->fetches[o]) {
-      r->fetches[o] = prefetcher_->fetch(path, static_cast<uint64_t>(c->offset), c->size);
-      r->bytes += static_cast<size_t>(c->size);
+    if (!remote || first >= last) continue;
+    r->bytes = static_cast<size_t>(last - first);
+    const bool joins = !run.empty() && run.front()->sample.shard_index == r->sample.shard_index &&
+                       first >= end && first - end <= options_.max_range_gap &&
+                       last - begin <= options_.max_range;
+    if (!joins) {
+      send();
+      begin = first;
     }
+    end = last;
+    run.push_back(std::move(r));
   }
-  return r;
+  send();
+  return out;
 }
 
 void WebDatasetCatalog::read(const Sample& s, const WdsComponent& c, void* dst,
-                             S3Prefetcher::Fetch* started) const {
-  if (started) {
-    const std::vector<uint8_t>& bytes = prefetcher_->wait(*started);
-    if (bytes.size() == static_cast<size_t>(c.size)) {
-      if (!bytes.empty()) std::memcpy(dst, bytes.data(), bytes.size());
+                             const SampleRead* started) const {
+  if (started && started->range) {
+    const std::vector<uint8_t>& bytes = prefetcher_->wait(*started->range);
+    const uint64_t at = static_cast<uint64_t>(c.offset) - started->range_offset;
+    if (static_cast<uint64_t>(c.offset) >= started->range_offset &&
+        at + static_cast<uint64_t>(c.size) <= bytes.size()) {
+      if (c.size > 0) std::memcpy(dst, bytes.data() + at, static_cast<size_t>(c.size));
       return;
     }
   }
@@ -190,7 +225,7 @@ void WebDatasetCatalog::read(const Sample& s, const WdsComponent& c, void* dst,
 
 void WebDatasetCatalog::read_ahead(int64_t index) const noexcept {
   try {
-    start(index);
+    start({index});
   } catch (...) {  // a hint only: the read reports the error
   }
 }

@@ -8,9 +8,10 @@
 // "skip" or "error" its index is parsed, at once, since the count depends on it. Loaded shards
 // are kept in a small cache (least recently used out); a sample keeps its shard alive while used.
 //
-// In object storage the reads of a sample's components (ranged GETs of its tar) are started by
-// start() and handed to read(); the reader keeps those of its next batches in flight
-// (io/objects_ahead.h), on at most `connections` requests.
+// In object storage the reads of samples (ranged GETs of their tars) are started by start() and
+// handed to read(); the reader keeps those of its next batches in flight (io/objects_ahead.h), on
+// at most `connections` requests. A sample's components are one GET, and samples that lie next
+// to each other in a tar, started together, share one (Note [One GET for neighbours]).
 //
 // Thread safety: locate(), start() and read() may be called from several threads at once.
 
@@ -35,6 +36,10 @@ struct WdsCatalogOptions {
   // Requests in flight at most for shards in object storage (fewer within the process's
   // descriptor limit: S3Prefetcher).
   int connections = 32;
+  // Samples started together share a ranged GET while its bytes stay within this and the gap
+  // between two of them is at most max_range_gap bytes.
+  size_t max_range = size_t{8} << 20;
+  size_t max_range_gap = size_t{64} << 10;
 };
 
 struct WdsShard {
@@ -60,23 +65,27 @@ class WebDatasetCatalog {
   // Dataset index -> its shard (loaded on first use) and position there.
   Sample locate(int64_t index) const;
 
-  // The reads of a sample's components, started: one per output, null where the component is
-  // missing, empty or in a tar on disk. Any number of users may share it.
+  // The read of a sample's components, started: a ranged GET of its tar holding all of them
+  // (and maybe its neighbours'), none where it has no components or its tar is on disk. Any
+  // number of users may share it.
   struct SampleRead {
     Sample sample;
-    std::vector<std::shared_ptr<S3Prefetcher::Fetch>> fetches;
-    size_t bytes = 0;  // what its fetches bring
+    std::shared_ptr<S3Prefetcher::Fetch> range;
+    uint64_t range_offset = 0;  // where `range` starts in the tar
+    size_t bytes = 0;           // the sample's own bytes in it
   };
-  // Locates sample `index` (errors as locate()) and starts reading its components: ranged GETs
-  // (many in flight) in object storage, a read-ahead hint to the kernel on disk.
-  std::shared_ptr<const SampleRead> start(int64_t index) const;
+  // Locates the samples `indices` and starts reading their components: ranged GETs (many in
+  // flight) in object storage, shared by neighbours in the order given; a read-ahead hint to the
+  // kernel on disk. One read per index, null where the sample cannot be located (its batch names
+  // the error: locate()).
+  std::vector<std::shared_ptr<const SampleRead>> start(const std::vector<int64_t>& indices) const;
   // "shard.tar:offset:member" of the sample's first non-empty output (DALI's source_info), or
   // "shard.tar sample N" for a sample without components.
   std::string source(const Sample& s) const;
-  // Reads the component's bytes into dst: those of `started` (its fetch in a SampleRead) when
-  // given, else by pread (IOError naming the shard and offset if it is short).
+  // Reads the component's bytes into dst: from `started` (the sample's read) when it holds them,
+  // else by pread (IOError naming the shard and offset if it is short).
   void read(const Sample& s, const WdsComponent& c, void* dst,
-            S3Prefetcher::Fetch* started = nullptr) const;
+            const SampleRead* started = nullptr) const;
   // Asks the kernel to read the sample's components ahead (loads its shard; errors ignored), for
   // shards on disk.
   void read_ahead(int64_t index) const noexcept;

@@ -96,17 +96,13 @@ class WebdatasetReader : public Reader {
     const int n_out = catalog_->num_outputs();
     std::vector<ReadPtr> reads(n);
     if (ahead_) {
-      // A sample that cannot be located starts nothing: its batch names the error.
-      auto start = [this](int64_t id) -> ReadPtr {
-        try {
-          return catalog_->start(id);
-        } catch (...) {
-          return nullptr;
-        }
-      };
+      // A sample that cannot be located starts nothing: its batch names the error. The batches
+      // ahead are started together, so that neighbours share a GET.
+      auto start_all = [this](const std::vector<int64_t>& ids) { return catalog_->start(ids); };
+      auto start = [this](int64_t id) { return catalog_->start({id})[0]; };
       auto share = [](const ReadPtr& r) { return r; };  // a read serves any number of batches
       for (int i = 0; i < n; ++i) reads[i] = ahead_->take(ws.batch().samples[i].id, start, share);
-      ahead_->plan([&](int64_t k) { return batch_indices_ahead(k); }, start, share);
+      ahead_->plan([&](int64_t k) { return batch_indices_ahead(k); }, start_all, share);
     }
     std::vector<WebDatasetCatalog::Sample> samples(n);
     std::vector<std::vector<Shape>> shapes(n_out, std::vector<Shape>(n));
@@ -127,8 +123,7 @@ class WebdatasetReader : public Reader {
     ws.for_each_sample([&](int i, int) {
       for (int o = 0; o < n_out; ++o) {
         if (const WdsComponent* c = samples[i].component(o); c != nullptr && c->size > 0) {
-          catalog_->read(samples[i], *c, ws.output(o).raw_sample(i),
-                         reads[i] ? reads[i]->fetches[o].get() : nullptr);
+          catalog_->read(samples[i], *c, ws.output(o).raw_sample(i), reads[i].get());
         }
       }
     });
