@@ -6,7 +6,7 @@ alternating the three, and the ratios to local disk.
     python3 bench/s3_latency.py DATA_DIR [--copies 8] [--delay-ms 50] [--batch-size 32]
                                 [--threads 2] [--rounds 3] [--pipeline auto|cpu|gpu|reader]
                                 [--connections N] [--lookahead N] [--epochs 2] [--servers 1]
-                                [--reader file|numpy|webdataset] [--shards 8]
+                                [--reader file|numpy|webdataset] [--shards 8] [--no-shuffle]
                                 [--small N --object-bytes B]
 
 DATA_DIR: JPEG files (e.g. ../shared/data/photos), copied --copies times into two class folders.
@@ -14,7 +14,8 @@ DATA_DIR: JPEG files (e.g. ../shared/data/photos), copied --copies times into tw
 whole by readers.numpy (and decoded from the array by the cpu and gpu pipelines).
 --reader webdataset: the copies are packed into --shards tar shards (a sample: the JPEG and a .cls
 label), each with its index (sluice.tools.wds2idx), read by readers.webdataset with index_paths:
-each member a ranged GET of its tar.
+ranged GETs of the tars, a sample's members one, neighbours read together one.
+--no-shuffle: the dataset's order (random_shuffle=False); for WebDataset each tar's samples in turn.
 --pipeline: cpu = decoders.image_random_crop and resize 224 on the CPU; gpu = the GPU training
 pipeline (mixed decoders.image_random_crop, resize 224, crop_mirror_normalize to FLOAT16 CHW with
 random mirror, as bench/gpu_pipeline.py); reader = the reader alone (a consumer much faster than
@@ -103,22 +104,22 @@ def cuda_available():
         return False
 
 
-def build(kind, reader, root, batch_size, threads, shards):
+def build(kind, reader, root, batch_size, threads, shards, shuffle):
     gpu = kind == "gpu"
 
     @pipeline_def(batch_size=batch_size, num_threads=threads, device_id=0 if gpu else None,
                   seed=1)
     def pipe():
         if reader == "numpy":
-            jpegs = fn.readers.numpy(file_root=root, random_shuffle=True, name="Reader")
+            jpegs = fn.readers.numpy(file_root=root, random_shuffle=shuffle, name="Reader")
             labels = fn.random.uniform(range=[0, 2], dtype=types.INT32, shape=[1])
         elif reader == "webdataset":
             jpegs, labels = fn.readers.webdataset(
                 paths=[f"{root}/shard{s}.tar" for s in range(shards)],
                 index_paths=[f"{root}/shard{s}.idx" for s in range(shards)], ext=["jpg", "cls"],
-                random_shuffle=True, name="Reader")
+                random_shuffle=shuffle, name="Reader")
         else:
-            jpegs, labels = fn.readers.file(file_root=root, random_shuffle=True, name="Reader")
+            jpegs, labels = fn.readers.file(file_root=root, random_shuffle=shuffle, name="Reader")
         if kind == "reader":
             return jpegs, labels
         images = fn.decoders.image_random_crop(jpegs, device="mixed" if gpu else "cpu")
@@ -134,8 +135,8 @@ def build(kind, reader, root, batch_size, threads, shards):
     return pipe()
 
 
-def images_per_s(kind, reader, root, batch_size, threads, epochs, shards):
-    p = build(kind, reader, root, batch_size, threads, shards)
+def images_per_s(kind, reader, root, batch_size, threads, epochs, shards, shuffle):
+    p = build(kind, reader, root, batch_size, threads, shards, shuffle)
     p.build()
     n = p.reader_meta("Reader")["batches_per_epoch"]
     sync = None
@@ -199,6 +200,8 @@ def main():
     a.add_argument("--servers", type=int, default=1)
     a.add_argument("--reader", choices=["file", "numpy", "webdataset"], default="file")
     a.add_argument("--shards", type=int, default=8)
+    a.add_argument("--no-shuffle", action="store_true",
+                   help="read in the dataset's order (WebDataset: each tar's samples in turn)")
     a.add_argument("--small", type=int, default=0)
     a.add_argument("--object-bytes", type=int, default=2048)
     args = a.parse_args()
@@ -238,7 +241,7 @@ def main():
 
     def run(root):
         return images_per_s(kind, args.reader, root, args.batch_size, args.threads, args.epochs,
-                            args.shards)
+                            args.shards, not args.no_shuffle)
 
     try:
         with contextlib.ExitStack() as stack:
