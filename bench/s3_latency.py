@@ -38,7 +38,8 @@ call carries .gpu, third_party and .s3-parts):
     # runs: bench/s3_latency.py .gpu/data/photos --copies 100 -b 256 --threads $(nproc)
     #       --pipeline gpu --connections 1024 --servers 8 --rounds 2 --epochs 3
 
-The "s3" row (the server, no delay) is the ceiling: moto_server, a Python server, may answer
+The proxies (the delay, and the round robin over several servers) run in a child process. The
+"s3" row (the server, no delay) is the ceiling: moto_server, a Python server, may answer
 fewer GETs a second than the pipeline asks for, so compare "s3 +DELAY ms" with it too.
 """
 
@@ -47,6 +48,7 @@ import contextlib
 import gc
 import io
 import itertools
+import multiprocessing
 import os
 import pathlib
 import shutil
@@ -93,6 +95,39 @@ class RoundRobinProxy(s3_server.Proxy):
     @upstream.setter
     def upstream(self, value):
         pass
+
+
+class ProxyProcess:
+    """A RoundRobinProxy in a child process: forwarding hundreds of MB/s in this process's Python
+    threads would take the GIL from the pipeline's own Python thread and make the proxy, not the
+    reader, the limit."""
+
+    def __init__(self, upstreams, delay_s):
+        ctx = multiprocessing.get_context("fork")  # before any pipeline exists; the child is all
+        self._conn, child = ctx.Pipe()             # sockets and threads
+        self._process = ctx.Process(target=self._serve, args=(child, upstreams, delay_s),
+                                    daemon=True)
+        self._process.start()
+        self.endpoint = self._conn.recv()
+
+    @staticmethod
+    def _serve(conn, upstreams, delay_s):
+        with RoundRobinProxy(upstreams, delay_s) as proxy:
+            conn.send(proxy.endpoint)
+            while conn.recv() == "stats":
+                conn.send(proxy.max_in_flight)
+
+    @property
+    def max_in_flight(self):
+        self._conn.send("stats")
+        return self._conn.recv()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self._conn.send("close")
+        self._process.join(10)
 
 
 def cuda_available():
@@ -259,9 +294,9 @@ def main():
             servers = [("127.0.0.1", int(e.rsplit(":", 1)[1])) for e in endpoints]
             direct = endpoints[0]
             if len(servers) > 1:
-                direct = stack.enter_context(RoundRobinProxy(servers, 0)).endpoint
+                direct = stack.enter_context(ProxyProcess(servers, 0)).endpoint
             delayed = f"s3 +{args.delay_ms:g} ms"
-            with RoundRobinProxy(servers, args.delay_ms / 1000) as proxy:
+            with ProxyProcess(servers, args.delay_ms / 1000) as proxy:
                 results = {"disk": [], "s3": [], delayed: []}
                 depth = None
                 cost = []  # the s3 row's process CPU ms per sample and threads (no proxy there)
