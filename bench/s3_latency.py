@@ -7,6 +7,7 @@ alternating the three, and the ratios to local disk.
                                 [--threads 2] [--rounds 3] [--pipeline auto|cpu|gpu|reader]
                                 [--connections N] [--lookahead N] [--epochs 2] [--servers 1]
                                 [--reader file|numpy|webdataset] [--shards 8] [--no-shuffle]
+                                [--server-cpus 12-15]
                                 [--small N --object-bytes B]
 
 DATA_DIR: JPEG files (e.g. ../shared/data/photos), copied --copies times into two class folders.
@@ -26,6 +27,8 @@ flight is what counts.
 --connections / --lookahead set SLUICE_S3_CONNECTIONS / SLUICE_S3_LOOKAHEAD_BATCHES.
 --servers K: K moto servers holding the same objects, the client's connections spread over them
 round-robin by a proxy (without delay for the "s3" row), for pipelines faster than one server.
+--server-cpus: the servers and proxies on these CPUs, the pipeline (disk rows too) on the others:
+a remote store's serving takes none of the client's cores, a local Python server's does.
 
 On a machine without moto (the GPU machine): here, `bash tools/gpu/s3-parts` downloads moto's
 S3 server and its dependencies as wheels for Python 3.12 into .s3-parts/ (git-ignored, about
@@ -128,6 +131,15 @@ class ProxyProcess:
     def __exit__(self, *exc):
         self._conn.send("close")
         self._process.join(10)
+
+
+def cpu_list(text):
+    """'12-15,20' -> {12, 13, 14, 15, 20}."""
+    cpus = set()
+    for part in text.split(","):
+        first, _, last = part.partition("-")
+        cpus.update(range(int(first), int(last or first) + 1))
+    return cpus
 
 
 def cuda_available():
@@ -235,6 +247,9 @@ def main():
     a.add_argument("--servers", type=int, default=1)
     a.add_argument("--reader", choices=["file", "numpy", "webdataset"], default="file")
     a.add_argument("--shards", type=int, default=8)
+    a.add_argument("--server-cpus", type=cpu_list, default=None,
+                   help="run the servers and proxies on these CPUs (e.g. 12-15) and the pipeline "
+                        "on the others, as a remote store takes none of the client's cores")
     a.add_argument("--no-shuffle", action="store_true",
                    help="read in the dataset's order (WebDataset: each tar's samples in turn)")
     a.add_argument("--small", type=int, default=0)
@@ -278,6 +293,10 @@ def main():
         return images_per_s(kind, args.reader, root, args.batch_size, args.threads, args.epochs,
                             args.shards, not args.no_shuffle)
 
+    pipeline_cpus = os.sched_getaffinity(0)
+    if args.server_cpus:  # what this thread starts from here on (servers, proxies) inherits them
+        os.sched_setaffinity(0, args.server_cpus)
+        pipeline_cpus = pipeline_cpus - args.server_cpus
     try:
         with contextlib.ExitStack() as stack:
             endpoints = [stack.enter_context(s3_server.moto_server())
@@ -297,6 +316,7 @@ def main():
                 direct = stack.enter_context(ProxyProcess(servers, 0)).endpoint
             delayed = f"s3 +{args.delay_ms:g} ms"
             with ProxyProcess(servers, args.delay_ms / 1000) as proxy:
+                os.sched_setaffinity(0, pipeline_cpus)  # the pipeline's threads inherit these
                 results = {"disk": [], "s3": [], delayed: []}
                 depth = None
                 cost = []  # the s3 row's process CPU ms per sample and threads (no proxy there)
@@ -311,7 +331,8 @@ def main():
                     results[delayed].append(rate)
                 what = f"{args.object_bytes}-byte objects" if args.small else "JPEGs"
                 print(f"{kind} pipeline, readers.{args.reader}, {count} {what}, "
-                      f"batch {args.batch_size}, {args.threads} threads, {args.servers} server(s), {args.rounds} rounds "
+                      f"batch {args.batch_size}, {args.threads} threads on {len(pipeline_cpus)} "
+                      f"CPUs, {args.servers} server(s), {args.rounds} rounds "
                       f"(best of each), {depth} batches ahead at the end, "
                       f"{proxy.max_in_flight} requests at most in the proxy's delay at once:")
                 disk = max(results["disk"])
