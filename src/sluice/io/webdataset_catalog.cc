@@ -176,12 +176,14 @@ std::vector<std::shared_ptr<const WebDatasetCatalog::SampleRead>> WebDatasetCata
     run.clear();
   };
   for (size_t i = 0; i < indices.size(); ++i) {
-    auto r = std::make_shared<SampleRead>();
+    Sample sample;
     try {
-      r->sample = locate(indices[i]);
+      sample = locate(indices[i]);
     } catch (...) {
       continue;
     }
+    auto r = std::make_shared<SampleRead>();
+    r->sample = std::move(sample);
     out[i] = r;
     const bool remote = prefetcher_ && is_s3_uri(options_.paths[r->sample.shard_index]);
     uint64_t first = UINT64_MAX, last = 0;
